@@ -1,0 +1,236 @@
+package conformance
+
+import (
+	"errors"
+
+	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/rowbatch"
+)
+
+func checkCapabilitiesStable(b *bench) {
+	first := b.caps
+	if !first.Put && !first.Get {
+		b.r.Errorf("Capabilities declares neither Put nor Get: a driver serves at least one direction")
+	}
+	if first.MaxRowsPerOp < 0 {
+		b.r.Errorf("Capabilities declares MaxRowsPerOp %d: want 0 (no cap) or more", first.MaxRowsPerOp)
+	}
+	a := b.region(1)
+	b.moveRow(a, 0)
+	b.drain(false)
+	for _, when := range []string{"after a row moved and a Drain", "asked again"} {
+		var now contract.Capabilities
+		b.call("Capabilities", func() { now = b.d.Capabilities() })
+		if now != first {
+			b.r.Errorf("Capabilities %s returned %+v, first %+v: it must return the same value every time", when, now, first)
+		}
+	}
+}
+
+func checkBadRegion(b *bench) {
+	a := b.lend(2, contract.Host)
+	good := a.region
+	cases := []struct {
+		name string
+		edit func(r *contract.SlotRegion)
+	}{
+		{"Base 0", func(r *contract.SlotRegion) { r.Base = 0 }},
+		{"Kind unset", func(r *contract.SlotRegion) { r.Kind = 0 }},
+		{"SlotBytes 0", func(r *contract.SlotRegion) { r.SlotBytes = 0 }},
+		{"SlotBytes negative", func(r *contract.SlotRegion) { r.SlotBytes = -r.SlotBytes }},
+		{"SlotCount 0", func(r *contract.SlotRegion) { r.SlotCount = 0 }},
+		{"Len short of SlotBytes*SlotCount", func(r *contract.SlotRegion) { r.Len-- }},
+	}
+	for _, c := range cases {
+		bad := good
+		c.edit(&bad)
+		if bad.Validate() == nil {
+			b.r.Fatalf("conformance: bad-region case %q is valid geometry", c.name)
+		}
+		var reg contract.Registration
+		var err error
+		b.call("Register", func() { reg, err = b.d.Register(bad) })
+		if _, rerr := b.recordRegistration(reg, err, false, a); rerr == nil {
+			b.r.Errorf("Register of a region with %s (%+v) succeeded: bad geometry is refused with ErrDriverRejected", c.name, bad)
+			continue
+		}
+		if re := (*contract.RegistrationError)(nil); errors.As(err, &re) && !errors.Is(err, contract.ErrDriverRejected) {
+			b.r.Errorf("Register of a region with %s failed with a *RegistrationError (%v): bad geometry is refused with ErrDriverRejected, registering nothing", c.name, err)
+		}
+	}
+	// Nothing of the bad registrations may be live: a's spans lie in none.
+	var refused []*watch
+	if len(b.lendings) == 0 {
+		for _, dir := range b.dirs() {
+			refused = append(refused, b.refuse(dir, batch(row(b.key(dir.String()), a.span(0))), nil,
+				"every registration of the region was refused, so its spans lie in no registration"))
+		}
+	}
+	// The same memory with good geometry registers and is live.
+	if _, err := b.register(a); err != nil {
+		b.r.Fatalf("Register of region %s with good geometry after the refusals: %v", a.label, err)
+	}
+	b.moveRow(a, 1)
+	if !b.drain(false) {
+		b.r.Errorf("Drain returned false with every operation ended")
+	}
+	b.refusedOnly(refused)
+}
+
+func checkDeviceMemory(b *bench) {
+	if b.caps.DeviceMemory {
+		b.r.Skipf("the driver declares DeviceMemory; the suite lends host memory only and cannot stage device memory")
+	}
+	d := b.lend(1, contract.Device)
+	_, err := b.register(d)
+	switch {
+	case err == nil:
+		b.r.Errorf("Register of a Device region succeeded though the driver does not declare DeviceMemory")
+	case !errors.Is(err, contract.ErrDriverRejected) && errors.As(err, new(*contract.RegistrationError)):
+		b.r.Errorf("Register of a Device region failed with a *RegistrationError (%v): a region the driver cannot reach is refused with ErrDriverRejected, registering nothing", err)
+	}
+	var refused []*watch
+	if err != nil {
+		for _, dir := range b.dirs() {
+			refused = append(refused, b.refuse(dir, batch(row(b.key(dir.String()), d.span(0))), nil,
+				"the Device region was refused, so its spans lie in no registration"))
+		}
+	}
+	h := b.region(1)
+	b.moveRow(h, 0)
+	if !b.drain(false) {
+		b.r.Errorf("Drain returned false with every operation ended")
+	}
+	b.refusedOnly(refused)
+}
+
+func checkAdmission(b *bench) {
+	a := b.region(3)
+	var refused []*watch
+	for _, dir := range b.dirs() {
+		k := func(n string) string { return b.key(dir.String() + "/" + n) }
+		cases := []struct {
+			name  string
+			batch contract.RowBatch
+		}{
+			{"no rows", contract.RowBatch{}},
+			{"an empty key", batch(row("", a.span(0)))},
+			{"a row with no span", batch(row(k("no-span")))},
+			{"a span of length 0", batch(row(k("zero"), contract.Span{Addr: a.span(0).Addr}))},
+			{"a span of negative length", batch(row(k("negative"), contract.Span{Addr: a.span(0).Addr, Len: -1}))},
+			{"a good row, then a row with no span", batch(row(k("good"), a.span(0)), row(k("bad")))},
+		}
+		if !b.caps.MultiSpan {
+			cases = append(cases, struct {
+				name  string
+				batch contract.RowBatch
+			}{"a row of two spans, without MultiSpan", batch(row(k("two-spans"), a.span(0), a.span(1)))})
+		}
+		for _, c := range cases {
+			if rowbatch.Check(c.batch, b.live(), b.caps.MultiSpan) == nil {
+				b.r.Fatalf("conformance: admission case %q passes rowbatch.Check", c.name)
+			}
+			refused = append(refused, b.refuse(dir, c.batch, nil, "a batch with "+c.name+" is bad"))
+		}
+	}
+	quietAfterRefusals(b, refused, a)
+}
+
+func checkExtents(b *bench) {
+	a := b.region(3)
+	u := b.lend(1, contract.Host) // never registered
+	var refused []*watch
+	for _, dir := range b.dirs() {
+		k := func(n string) string { return b.key(dir.String() + "/" + n) }
+		cases := []struct {
+			name  string
+			batch contract.RowBatch
+		}{
+			{"a span in memory never registered", batch(row(k("unregistered"), u.span(0)))},
+			{"a span straddling the region's end", batch(row(k("past-end"), a.spanAt(a.region.Len-16, 32)))},
+			{"a span one byte past the region's end", batch(row(k("one-past"), a.spanAt(a.region.Len, 1)))},
+			{"a span straddling the region's base", batch(row(k("before-base"), a.spanAt(-16, 32)))},
+			{"a good row, then a row outside every registration", batch(row(k("good"), a.span(1)), row(k("outside"), u.span(0)))},
+		}
+		for _, c := range cases {
+			if rowbatch.Check(c.batch, b.live(), b.caps.MultiSpan) == nil {
+				b.r.Fatalf("conformance: extents case %q passes rowbatch.Check", c.name)
+			}
+			refused = append(refused, b.refuse(dir, c.batch, nil, c.name+" lies outside every registration"))
+		}
+	}
+	quietAfterRefusals(b, refused, a)
+}
+
+func checkDuplicateKey(b *bench) {
+	a := b.region(3)
+	var refused []*watch
+	for _, dir := range b.dirs() {
+		k := func(n string) string { return b.key(dir.String() + "/" + n) }
+		twice := batch(row(k("twice"), a.span(0)), row(k("twice"), a.span(1)))
+		later := batch(row(k("x"), a.span(0)), row(k("y"), a.span(1)), row(k("x"), a.span(2)))
+		for _, c := range []contract.RowBatch{twice, later} {
+			if b.caps.MaxRowsPerOp > 0 && c.Len() > b.caps.MaxRowsPerOp {
+				continue
+			}
+			refused = append(refused, b.refuse(dir, c, nil, "a batch never carries a key twice"))
+		}
+	}
+	quietAfterRefusals(b, refused, a)
+}
+
+func checkNilOperation(b *bench) {
+	a := b.region(1)
+	key := b.key("row")
+	if b.dir == GetDir && b.canStage() {
+		b.stage(key, payload(key, int(b.h.SlotBytes)), false)
+	}
+	w := b.admit(b.dir, batch(row(key, a.span(0))), nil, nil)
+	w.settle()
+}
+
+func checkNeverPanics(b *bench) {
+	a := b.region(3)
+	u := b.lend(1, contract.Host)
+	good := b.key("good")
+	if b.dir == GetDir && b.canStage() {
+		b.stage(good, payload(good, int(b.h.SlotBytes)), false)
+	}
+	cases := []struct {
+		name  string
+		batch contract.RowBatch
+	}{
+		{"a good batch", batch(row(good, a.span(0)))},
+		{"a nil batch", contract.RowBatch{}},
+		{"a row with nil spans", batch(row(b.key("nil-spans")))},
+		{"a span outside every registration", batch(row(b.key("outside"), u.span(0)))},
+		{"a key twice", batch(row(b.key("twice"), a.span(1)), row(b.key("twice"), a.span(2)))},
+	}
+	for _, c := range cases {
+		w, err := b.submit(b.dir, c.batch, nil, nil)
+		if err == nil {
+			w.settle()
+		}
+	}
+}
+
+func checkHints(b *bench) {
+	b.needDir(GetDir)
+	a := b.region(1)
+	key := b.key("hinted")
+	data := payload(key, int(b.h.SlotBytes))
+	hint := contract.Hint("kvshare-conformance-hint")
+	if !b.caps.Hints {
+		w := b.refuse(GetDir, batch(row(key, a.span(0))), hint, "the driver does not declare Hints, so a get with a hint is refused")
+		quietAfterRefusals(b, []*watch{w}, a)
+		return
+	}
+	b.stage(key, data, false)
+	w := b.admit(GetDir, batch(row(key, a.span(0))), hint, nil)
+	st := w.settle()
+	if w.expect(st, "the object is stored and the driver declares Hints", contract.Ready) {
+		if off, bad := firstDiff(a.slot(0), data); bad {
+			b.r.Errorf("%s: ended ready but the slot differs from the object at byte %d", w.label, off)
+		}
+	}
+}

@@ -1,0 +1,174 @@
+package conformance
+
+import (
+	"github.com/kvshare/kvshare/contract"
+)
+
+func checkHeldRow(b *bench) {
+	a := b.region(2)
+	first := b.rows(b.dir, a, []int{0}, "held", b.canStage())
+	second := b.rows(b.dir, a, []int{1}, "behind", b.canStage())
+	g := b.hold(b.dir)
+	w1 := b.admit(b.dir, first.batch, nil, nil)
+	b.held(g, w1)
+	w2 := b.admit(b.dir, second.batch, nil, nil) // bounded: admission must not wait for the held row
+	if b.drain(true) {
+		b.r.Errorf("%s: Drain returned true while the row is held inside the store with access open: Drain answers true only if every access ended", w1.label)
+	}
+	g.Release()
+	st := w1.settle()
+	w1.expect(st, "the held row was let go and its object is there", contract.Ready)
+	st = w2.settle()
+	w2.expect(st, "the row ran after the hold was let go, or Drain cancelled it first", contract.Ready, contract.Cancelled)
+	if !b.drain(false) {
+		b.r.Errorf("Drain returned false after every operation settled")
+	}
+}
+
+func checkCancel(b *bench) {
+	if !b.caps.Cancel {
+		b.r.Skipf("the driver does not declare Cancel")
+	}
+	n := b.capRows(2)
+	a := b.region(n)
+	m := b.rows(b.dir, a, seq(n), "cancelled", b.canStage())
+	resume := b.pause()
+	w := b.admit(b.dir, m.batch, nil, nil)
+	if ok, p := b.call("Cancel", w.operation().Cancel); ok && p != nil {
+		b.r.Errorf("%s: Cancel panicked: %v", w.label, p)
+	}
+	resume()
+	st := w.settle()
+	w.expect(st, "Cancel came before any worker took the row", contract.Cancelled)
+	if st.Access != contract.Ended {
+		b.r.Errorf("%s: every row cancelled, yet access is %v: a row that never ran leaves nothing to wait for", w.label, st.Access)
+	}
+	b.quietCancelled(w, m)
+}
+
+// quietCancelled checks that cancelled rows touched nothing.
+func (b *bench) quietCancelled(w *watch, m moving) {
+	b.r.Helper()
+	if b.dir == GetDir {
+		b.untouched("a cancelled row never ran")
+		return
+	}
+	if b.sub.Object != nil {
+		for _, r := range m.batch.Rows {
+			if _, ok := b.sub.Object(r.Key); ok {
+				b.r.Errorf("%s: the store holds an object under %q, yet its row was cancelled before any worker took it", w.label, r.Key)
+			}
+		}
+	}
+}
+
+func checkDrainCancelsQueued(b *bench) {
+	n := b.capRows(2)
+	a := b.region(n)
+	m := b.rows(b.dir, a, seq(n), "queued", b.canStage())
+	b.pause()
+	w := b.admit(b.dir, m.batch, nil, nil)
+	if !b.drain(false) {
+		b.r.Errorf("%s: Drain returned false with only rows no worker took: Drain cancels them rather than waiting", w.label)
+	}
+	st := w.settle()
+	w.expect(st, "Drain cancels rows no worker took", contract.Cancelled)
+	b.quietCancelled(w, m)
+}
+
+func checkUnregisterBusy(b *bench) {
+	a := b.region(2)
+	m := b.rows(b.dir, a, []int{0}, "busy", b.canStage())
+	g := b.hold(b.dir)
+	w := b.admit(b.dir, m.batch, nil, nil)
+	b.held(g, w)
+	err := b.unregister(b.lendingOf(a))
+	switch {
+	case err == nil:
+		b.r.Errorf("%s: Unregister succeeded while the operation covering region %s has access open: a busy region stays registered", w.label, a.label)
+	case !isRejected(err):
+		b.r.Errorf("%s: Unregister of busy region %s failed with %v, which does not wrap ErrDriverRejected", w.label, a.label, err)
+	}
+	g.Release()
+	w.settle()
+	if err == nil {
+		return
+	}
+	if b.moveRow(a, 1) {
+		if err := b.unregister(b.lendingOf(a)); err != nil {
+			b.r.Errorf("Unregister of region %s once idle: %v", a.label, err)
+		}
+	}
+}
+
+func checkUnregisterRevokes(b *bench) {
+	a := b.region(2)
+	b.moveRow(a, 0)
+	if err := b.unregister(b.lendingOf(a)); err != nil {
+		b.r.Fatalf("Unregister of idle region %s: %v", a.label, err)
+	}
+	var refused []*watch
+	for _, dir := range b.dirs() {
+		refused = append(refused, b.refuse(dir, batch(row(b.key(dir.String()), a.span(1))), nil,
+			"its region was unregistered, so the span lies in no registration"))
+	}
+	if !b.drain(false) {
+		b.r.Errorf("Drain returned false after refused calls only")
+	}
+	b.refusedOnly(refused)
+}
+
+func checkRejectsAfterDrain(b *bench) {
+	a := b.region(2)
+	b.moveRow(a, 0)
+	if !b.drain(false) {
+		b.r.Fatalf("Drain returned false with every operation ended")
+	}
+	var refused []*watch
+	for _, dir := range b.dirs() {
+		refused = append(refused, b.refuse(dir, batch(row(b.key(dir.String()), a.span(1))), nil,
+			"Drain stops taking work"))
+	}
+	b.drain(false)
+	b.refusedOnly(refused)
+	if err := b.unregister(b.lendingOf(a)); err != nil {
+		b.r.Errorf("Unregister of idle region %s after a Drain: %v", a.label, err)
+	}
+}
+
+func checkClose(b *bench) {
+	a := b.region(2)
+	b.moveRow(a, 0)
+	closeNow := func() error {
+		var err error
+		if _, p := b.call("Close", func() { err = b.d.Close() }); p != nil {
+			b.r.Fatalf("Close panicked: %v", p)
+		}
+		if err == nil {
+			b.closed = true
+		}
+		return err
+	}
+	switch err := closeNow(); {
+	case err == nil:
+		b.r.Fatalf("Close succeeded before any Drain: Close comes last, after a Drain that returned true")
+	case !isRejected(err):
+		b.r.Errorf("Close before any Drain failed with %v, which does not wrap ErrDriverRejected", err)
+	}
+	b.moveRow(a, 1) // a refused Close keeps everything
+	if !b.drain(false) {
+		b.r.Fatalf("Drain returned false with every operation ended")
+	}
+	switch err := closeNow(); {
+	case err == nil:
+		b.r.Fatalf("Close succeeded with region %s still registered: Close comes after every region is unregistered", a.label)
+	case !isRejected(err):
+		b.r.Errorf("Close with a region registered failed with %v, which does not wrap ErrDriverRejected", err)
+	}
+	if err := b.unregister(b.lendingOf(a)); err != nil {
+		b.r.Fatalf("Unregister of idle region %s after a true Drain: %v", a.label, err)
+	}
+	if err := closeNow(); err != nil {
+		b.r.Errorf("Close after a Drain that returned true, with every region unregistered: %v", err)
+	}
+}

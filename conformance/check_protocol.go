@@ -1,0 +1,219 @@
+package conformance
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/kvshare/kvshare/contract"
+)
+
+// twoRows builds a two-row operation in the check's direction over a fresh
+// region (objects staged for a get when the suite can), without
+// submitting it.
+func (b *bench) twoRows(tag string) moving {
+	b.r.Helper()
+	n := b.capRows(2)
+	return b.rows(b.dir, b.region(n), seq(n), tag, b.canStage())
+}
+
+func checkOnChange(b *bench) {
+	m := b.twoRows("watched")
+	w := b.admit(b.dir, m.batch, nil, nil)
+	w.settle()
+	if w.calls.Load() == 0 {
+		b.r.Errorf("%s: settled without a single onChange call: onChange is called whenever results or access change", w.label)
+	}
+}
+
+// callbacksLater stages the operation about to be submitted so that its
+// callbacks come after Put or Get returned, when the callback can see
+// the operation: under Pause (resumed by the returned func), else under
+// Hold (released by it). Without either hook the check skips: a driver
+// may well finish a small batch before Put returns.
+func (b *bench) callbacksLater() (letGo func()) {
+	b.r.Helper()
+	switch {
+	case b.sub.Pause != nil:
+		return b.pause()
+	case b.sub.Hold != nil:
+		return b.hold(b.dir).Release
+	}
+	b.r.Skipf("the check needs callbacks that come after %v returns: the harness has no Pause or Hold hook", b.dir)
+	return nil
+}
+
+func checkPollInCallback(b *bench) {
+	m := b.twoRows("polled-inside")
+	var sawOp atomic.Bool
+	returned := make(chan struct{}, 1)
+	letGo := b.callbacksLater()
+	w := b.admit(b.dir, m.batch, nil, func(w *watch) {
+		w.inCallback = func(op contract.Operation) {
+			if op == nil {
+				return
+			}
+			sawOp.Store(true)
+			op.Poll()
+			select {
+			case returned <- struct{}{}:
+			default:
+			}
+		}
+	})
+	letGo()
+	ctx, cancel := b.bound()
+	defer cancel()
+	select {
+	case <-returned:
+	case <-ctx.Done():
+		if !sawOp.Load() {
+			b.r.Fatalf("%s: no onChange call came within %v of letting the operation run", w.label, b.h.Wait)
+		}
+		b.hung = true
+		b.r.Fatalf("%s: Poll called from inside onChange did not return within %v: onChange must never run under a lock Poll needs", w.label, b.h.Wait)
+	}
+	w.settle()
+}
+
+func checkDrainWaitsForCallback(b *bench) {
+	m := b.twoRows("last-callback")
+	var blocked, returned atomic.Bool
+	entered := make(chan struct{})
+	release := make(chan struct{})
+	var releaseOnce sync.Once
+	free := func() { releaseOnce.Do(func() { close(release) }) }
+	b.undo = append(b.undo, free)
+	letGo := b.callbacksLater()
+	w := b.admit(b.dir, m.batch, nil, func(w *watch) {
+		w.inCallback = func(op contract.Operation) {
+			if op == nil {
+				return
+			}
+			if op.Poll().Access == contract.Open || !blocked.CompareAndSwap(false, true) {
+				return
+			}
+			close(entered)
+			<-release
+			returned.Store(true)
+		}
+	})
+	letGo()
+	ctx, cancel := b.bound()
+	defer cancel()
+	select {
+	case <-entered:
+	case <-ctx.Done():
+		b.r.Fatalf("%s: no onChange call saw access leave Open within %v: the change that ends access is followed by onChange", w.label, b.h.Wait)
+	}
+	if b.drain(true) {
+		b.r.Errorf("%s: Drain returned true while the onChange for the operation's last change was still running: a worker calls onChange before it counts itself finished", w.label)
+	}
+	free()
+	if !b.drain(false) {
+		b.r.Errorf("%s: Drain returned false after the last onChange was let go", w.label)
+	} else if !returned.Load() {
+		b.r.Errorf("%s: Drain returned true before the last onChange returned", w.label)
+	}
+	w.settle()
+}
+
+func checkNoCallbackAfterDrain(b *bench) {
+	m := b.twoRows("before-drain")
+	w := b.admit(b.dir, m.batch, nil, nil)
+	w.settle()
+	if !b.drain(false) {
+		b.r.Fatalf("%s: Drain returned false with every operation ended", w.label)
+	}
+	for range 2 {
+		w.poll()
+		b.drain(false)
+	}
+	if n := w.lateCalls.Load(); n > 0 {
+		b.r.Errorf("%s: onChange was called %d time(s) after Drain returned true: no callback follows a Drain that returned true", w.label, n)
+		w.lateCalls.Store(0) // reported; teardown need not say it again
+	}
+}
+
+func checkAccessAfterResults(b *bench) {
+	n := b.capRows(3)
+	a := b.region(n)
+	m := b.rows(b.dir, a, seq(n), "pending", b.canStage())
+	switch {
+	case b.sub.Hold != nil:
+		g := b.hold(b.dir)
+		w := b.admit(b.dir, m.batch, nil, nil)
+		b.held(g, w)
+		if st := w.poll(); st.Access != contract.Open && !st.Settled() {
+			b.r.Logf("%s: rows %v with access %v while a row is held inside the store", w.label, st.Rows, st.Access)
+		}
+		g.Release()
+		w.settle()
+	case b.sub.Pause != nil:
+		resume := b.pause()
+		w := b.admit(b.dir, m.batch, nil, nil)
+		w.poll()
+		resume()
+		w.settle()
+	default:
+		b.r.Logf("no Hold or Pause hook: pending rows are seen only if a poll happens to catch them")
+		w := b.admit(b.dir, m.batch, nil, nil)
+		w.poll()
+		w.settle()
+	}
+}
+
+func checkFinalResultsStay(b *bench) {
+	m := b.twoRows("final")
+	w := b.admit(b.dir, m.batch, nil, nil)
+	first := w.settle()
+	for range 3 {
+		w.poll()
+	}
+	b.drain(false)
+	last := w.poll()
+	if len(last.Rows) == len(first.Rows) {
+		for i := range first.Rows {
+			if first.Rows[i] != last.Rows[i] {
+				b.r.Errorf("%s: row %d (key %q) settled %v and reads %v after a Drain: a final status never changes",
+					w.label, i, m.batch.Rows[i].Key, first.Rows[i], last.Rows[i])
+			}
+		}
+	}
+	if last.Access != first.Access {
+		b.r.Errorf("%s: access ended %v and reads %v after a Drain: access never changes after leaving Open", w.label, first.Access, last.Access)
+	}
+}
+
+func checkUnprovableTerminal(b *bench) {
+	b.needDir(GetDir)
+	if b.sub.UnprovableGets == nil {
+		b.r.Skipf("the harness cannot stage an unprovable get (no UnprovableGets hook)")
+	}
+	key := b.key("unprovable")
+	if b.canStage() {
+		b.stage(key, payload(key, int(b.h.SlotBytes)), false)
+	}
+	b.sub.UnprovableGets(key)
+	a := b.region(2)
+	w := b.admit(GetDir, batch(row(key, a.span(0))), nil, nil)
+	st := w.settle()
+	if st.Access != contract.Unprovable {
+		b.r.Fatalf("%s: the harness staged an unprovable get, yet access ended %v", w.label, st.Access)
+	}
+	for range 3 {
+		w.poll()
+	}
+	if b.drain(true) {
+		b.r.Errorf("%s: Drain returned true while the operation's access is unprovable: Drain answers true only if none is", w.label)
+	}
+	w.poll()
+	err := b.unregister(b.lendingOf(a))
+	switch {
+	case err == nil:
+		b.r.Errorf("%s: Unregister of region %s succeeded while an operation covering it is unprovable: the region stays registered", w.label, a.label)
+	case !isRejected(err):
+		b.r.Errorf("%s: Unregister of region %s (pinned by an unprovable operation) failed with %v, which does not wrap ErrDriverRejected", w.label, a.label, err)
+	}
+	w.poll()
+	b.r.Logf("%s: the region's memory is kept for good, as an unprovable operation covers it", w.label)
+}

@@ -1,0 +1,128 @@
+package conformance
+
+import (
+	"errors"
+
+	"github.com/kvshare/kvshare/contract"
+)
+
+// together returns the driver's RegionsTogether, or skips.
+func (b *bench) together() contract.RegionsTogether {
+	b.r.Helper()
+	rt, ok := b.d.(contract.RegionsTogether)
+	if !ok {
+		b.r.Skipf("the driver does not implement RegionsTogether")
+	}
+	return rt
+}
+
+// registerTogether registers arenas as one batch; specs, when given,
+// replace the arenas' own regions.
+func (b *bench) registerTogether(rt contract.RegionsTogether, as []*arena, specs []contract.RegionSpec) (*lending, error) {
+	b.r.Helper()
+	if specs == nil {
+		for _, a := range as {
+			specs = append(specs, contract.RegionSpec{Label: a.label, Region: a.region})
+		}
+	}
+	var reg contract.Registration
+	var err error
+	if _, p := b.call("RegisterRegions", func() { reg, err = rt.RegisterRegions(specs) }); p != nil {
+		for _, a := range as {
+			a.keep = "RegisterRegions panicked"
+		}
+		b.r.Fatalf("RegisterRegions panicked: %v", p)
+	}
+	return b.recordRegistration(reg, err, true, as...)
+}
+
+func checkTogetherValidates(b *bench) {
+	rt := b.together()
+	good := b.lend(2, contract.Host)
+	other := b.lend(2, contract.Host)
+	bad := other.region
+	bad.Len = bad.SlotBytes*int64(bad.SlotCount) - 1
+	specs := []contract.RegionSpec{
+		{Label: "good-" + good.label, Region: good.region},
+		{Label: "short-" + other.label, Region: bad},
+	}
+	_, err := b.registerTogether(rt, []*arena{good, other}, specs)
+	var re *contract.RegistrationError
+	switch {
+	case err == nil:
+		b.r.Fatalf("RegisterRegions of a batch with a region of short Len succeeded: the whole batch is validated before the store is asked")
+	case errors.As(err, &re) && re.MayBeLive():
+		b.r.Errorf("RegisterRegions of a batch with a region of short Len failed with a live-maybe registration (%v): bad geometry is found before anything is registered", err)
+	case !errors.Is(err, contract.ErrDriverRejected) || !errors.Is(err, contract.ErrInvalidRegion):
+		b.r.Errorf("RegisterRegions of a batch with a region of short Len failed with %v: want an error wrapping ErrDriverRejected and ErrInvalidRegion", err)
+	}
+	var refused []*watch
+	if len(b.lendings) == 0 {
+		for _, dir := range b.dirs() {
+			refused = append(refused, b.refuse(dir, batch(row(b.key(dir.String()), good.span(0))), nil,
+				"its region came in a batch that was refused whole, so the span lies in no registration"))
+		}
+	}
+	if !b.drain(false) {
+		b.r.Errorf("Drain returned false after refused calls only")
+	}
+	b.refusedOnly(refused)
+}
+
+func checkTogetherRevokes(b *bench) {
+	rt := b.together()
+	as := []*arena{b.lend(2, contract.Host), b.lend(2, contract.Host)}
+	l, err := b.registerTogether(rt, as, nil)
+	if err != nil {
+		b.r.Fatalf("RegisterRegions of two good regions: %v", err)
+	}
+	for _, a := range as {
+		b.moveRow(a, 0)
+	}
+	if err := b.unregister(l); err != nil {
+		b.r.Fatalf("UnregisterRegions of an idle batch: %v", err)
+	}
+	var refused []*watch
+	for _, dir := range b.dirs() {
+		for _, a := range as {
+			refused = append(refused, b.refuse(dir, batch(row(b.key(dir.String()+"-"+a.label), a.span(1))), nil,
+				"its region's batch was unregistered, so the span lies in no registration"))
+		}
+	}
+	if !b.drain(false) {
+		b.r.Errorf("Drain returned false after refused calls only")
+	}
+	b.refusedOnly(refused)
+}
+
+func checkTogetherBusy(b *bench) {
+	rt := b.together()
+	idle, busy := b.lend(2, contract.Host), b.lend(2, contract.Host)
+	l, err := b.registerTogether(rt, []*arena{idle, busy}, nil)
+	if err != nil {
+		b.r.Fatalf("RegisterRegions of two good regions: %v", err)
+	}
+	m := b.rows(b.dir, busy, []int{0}, "busy", b.canStage())
+	g := b.hold(b.dir)
+	w := b.admit(b.dir, m.batch, nil, nil)
+	b.held(g, w)
+	err = b.unregister(l)
+	switch {
+	case err == nil:
+		b.r.Errorf("%s: UnregisterRegions succeeded while an operation covering region %s has access open: a busy region keeps the whole batch registered", w.label, busy.label)
+	case !isRejected(err):
+		b.r.Errorf("%s: UnregisterRegions of a busy batch failed with %v, which does not wrap ErrDriverRejected", w.label, err)
+	}
+	g.Release()
+	w.settle()
+	if err == nil {
+		return
+	}
+	okIdle := b.moveRow(idle, 1)
+	okBusy := b.moveRow(busy, 1)
+	if okIdle && okBusy {
+		if err := b.unregister(l); err != nil {
+			b.r.Errorf("UnregisterRegions of the batch once idle: %v", err)
+		}
+	}
+}

@@ -1,0 +1,231 @@
+// Package conformance is the driver conformance suite: [Run] checks that
+// a [contract.Driver] keeps the driver rules of package contract, the way
+// [testing/fstest.TestFS] checks a file system. A driver's own test calls
+//
+//	func TestConformance(t *testing.T) {
+//		conformance.Run(t, conformance.Harness{New: newSubject})
+//	}
+//
+// and every check runs as a subtest named after it, so
+// `go test -run 'TestConformance/extents'` runs one (Harness.Only does
+// the same from code). [Checks] lists them.
+//
+// # What it promises
+//
+//   - Every finding is reported, not only the first: each check goes on
+//     as far as the driver's state allows, and every check runs whatever
+//     the others found. Each finding names the operation (direction, row
+//     count, keys), the row, and the rule it breaks.
+//   - Each check runs on a fresh driver from Harness.New, and skips, with
+//     the reason, when the driver's Capabilities or the harness's hooks
+//     cannot stage it. A skip is never a pass in disguise: a check that
+//     could not prove its point skips.
+//   - A broken driver fails rather than hangs: every wait (an operation
+//     settling, a row reaching a gate, Drain) and every driver call is
+//     bounded by Harness.Wait. A call that does not return in time marks
+//     the driver hung: nothing more is asked of it, and all memory lent to
+//     it is kept. While it waits for an operation, the suite polls it only
+//     in response to its onChange, plus one last poll when the wait runs
+//     out, which is how a silent driver is told from a slow one (it polls
+//     at other times only to look at a state it staged, such as a row
+//     held inside the store). It never sleeps and then asserts.
+//   - The suite never frees memory an admitted operation may still touch.
+//     It lends region memory it maps itself (anonymous mmap, outside the
+//     Go heap, with a guard page on either side and a canary pattern over
+//     all of it, so that a stray write shows and lands in memory the suite
+//     owns). At the end of a check it drains the driver, unregisters what
+//     it registered and closes the driver, each only when the step before
+//     allowed it, and unmaps a region only when every registration of it
+//     was revoked (Unregister returned nil) and every operation with a
+//     span in it was seen with access Ended. Otherwise the memory stays
+//     mapped for the life of the process, and the check logs which region
+//     was kept and why: an Unprovable operation, a call that panicked or
+//     returned no operation, a refusal that does not wrap
+//     ErrDriverRejected (so certifies nothing), a registration that could
+//     not be revoked.
+//   - A region is proven live by moving a row through it (a put of the
+//     slot, or for a get-only driver a get of a seeded object). When such
+//     a probe row's access ends Unprovable the check ends as a skip, and
+//     the region's memory is kept.
+//
+// # What it refuses
+//
+// The suite lends host memory only: a driver that declares DeviceMemory
+// is not tested with device memory (device-memory skips). It maps memory
+// with syscall.Mmap, so it builds on Unix systems only. It stores keys
+// under Harness.KeyPrefix and never deletes them.
+//
+// # The harness
+//
+// [Harness] is what a driver's test hands to Run; only New is required.
+//
+//   - New: called by Run once per check (once per direction for the
+//     checks that run per direction), from the check's goroutine, before
+//     the check does anything else. It returns a fresh [Subject]: the
+//     driver, with nothing registered, and the scenario hooks the harness
+//     can stage on it. The suite drains and closes the driver when it can;
+//     the harness need not.
+//   - SlotBytes: read by Run once; the slot size of every region the suite
+//     lends (default 4096). Objects are at most two slots.
+//   - Wait: read by every wait and driver call of the suite (default 10 s).
+//   - Only: read by Run once; the checks to run, by name.
+//   - KeyPrefix: read by every check when it names a key (default a fresh
+//     random prefix per Run). A key is KeyPrefix + check name (with
+//     "/put" or "/get" for a direction's sub-check) + "/" + a row name;
+//     the rows that prove a region live are "probe-1", "probe-2", … in
+//     the order the check moves them.
+//
+// The hooks of a [Subject] are called from the check's goroutine, in the
+// middle of a check, and each applies from that moment to the end of the
+// check (the driver is never reused):
+//
+//   - Seed(key, data): before a get, to stage an object the driver did
+//     not put (get-only drivers; objects of the wrong size).
+//   - Object(key): after a put, to read what the store holds (put-only
+//     drivers; a refused or cancelled put stored nothing).
+//   - Writing(key): before a put or get of key, to stage another writer
+//     still writing it; the check calls finish, or teardown calls
+//     finish(nil).
+//   - Full(): before a put that the store must decline.
+//   - Hold(dir): before submitting rows that must block inside the store;
+//     the check waits with Gate.Held and calls Gate.Release (teardown
+//     releases every gate the check did not).
+//   - Crash(dir): before submitting rows whose store calls must crash.
+//   - FailReads(keys...), UnprovableGets(keys...): before a get of those
+//     keys.
+//   - Pause(): before submitting rows that must stay unstarted; the check
+//     or teardown calls resume.
+//
+// # The checks
+//
+// Admission (rule 1) and declared capabilities:
+//
+//   - capabilities-stable: Capabilities returns the same value every time,
+//     and declares at least one direction.
+//   - bad-region: Register refuses bad geometry with ErrDriverRejected and
+//     registers nothing.
+//   - device-memory: without DeviceMemory, a Device region is refused with
+//     ErrDriverRejected and nothing is registered.
+//   - admission: every batch rowbatch.Check refuses is refused, with an
+//     error wrapping ErrDriverRejected, and leaves nothing recorded (no
+//     callback, no object, no byte written, Drain true, region idle).
+//   - extents: a span outside every registration (another mapping,
+//     straddling either end of a region) is refused with ErrDriverRejected
+//     and nothing is recorded.
+//   - duplicate-key: a batch carrying a key twice is refused with
+//     ErrDriverRejected and nothing is recorded.
+//   - nil-operation: an admitted Put or Get returns a non-nil operation.
+//   - never-panics: Put and Get return, never panic, on good and bad
+//     batches alike.
+//   - hints: without Hints a get with a hint is refused and records
+//     nothing; with Hints it is served.
+//   - result-count: Poll returns exactly one status per batch row, in
+//     every snapshot.
+//
+// Moving bytes, and the verdicts (rule 3 and the RowStatus meanings):
+//
+//   - put-round-trip: a put stores each row's bytes exactly (read back by
+//     a get, or the Object hook) and writes no memory.
+//   - get-round-trip: a get lands each object byte for byte in its span
+//     and writes no byte outside it.
+//   - multi-span: with MultiSpan, a row of two spans moves as one object,
+//     its spans in order.
+//   - absent-key: a get of a key never stored is Miss with its slot
+//     untouched (Miss or Fault without AbsentIsMiss), never Ready.
+//   - writer-holds-key: a key another writer is still writing is NotReady
+//     in each direction, a get's slot untouched and the writer's object
+//     intact.
+//   - short-object: a get of an object shorter than its row is a Fault,
+//     nothing written outside the slot.
+//   - long-object: a get of an object longer than its row is refused as a
+//     Fault, nothing written at all.
+//   - full-store: a put the store refuses on its own terms is Declined and
+//     stores nothing.
+//   - failed-read: a read the store fails is a Fault and access still
+//     leaves Open, nothing written outside the slot.
+//   - crash: a crash inside the store call ends the rows Fault (or
+//     Cancelled, never run) and access leaves Open.
+//
+// Callbacks and the life of an operation (rules 2 and 3):
+//
+//   - on-change: onChange is called after every change of results or
+//     access, so polling only on it sees the end.
+//   - poll-in-callback: Poll called from inside onChange returns: no
+//     callback runs under a lock Poll needs.
+//   - drain-waits-for-callback: Drain does not return true while the last
+//     onChange is still running.
+//   - no-callback-after-drain: no onChange follows a Drain that returned
+//     true.
+//   - access-after-results: access leaves Open only after every row is
+//     final.
+//   - final-results-stay: final statuses and the access end never change,
+//     across later polls and a Drain.
+//   - unprovable-terminal: Unprovable access is terminal, makes Drain
+//     answer false, and keeps the region registered.
+//
+// Work in flight, cancel, drain, regions and close (rules 4, 5 and 6):
+//
+//   - held-row: a row held inside the store delays neither another call's
+//     admission nor Drain, which answers false while it is open.
+//   - cancel: with Cancel, rows no worker took end Cancelled, their memory
+//     untouched.
+//   - drain-cancels-queued: Drain cancels rows no worker took and answers
+//     true without waiting for them.
+//   - unregister-busy: Unregister of a region an open operation covers is
+//     refused with ErrDriverRejected and the region stays live.
+//   - unregister-revokes: Unregister of an idle region succeeds, and later
+//     rows in it are refused.
+//   - rejects-after-drain: after a Drain, Put and Get are refused with
+//     ErrDriverRejected and record nothing.
+//   - close: Close is refused before a true Drain or with a region
+//     registered, keeps everything, and succeeds after both.
+//   - together-validates: RegisterRegions with one bad region refuses the
+//     whole batch (ErrDriverRejected and ErrInvalidRegion) and registers
+//     none of it.
+//   - together-revokes: UnregisterRegions revokes every region of the
+//     batch.
+//   - together-busy: UnregisterRegions with one region busy is refused and
+//     keeps the whole batch registered.
+//
+// # Decisions
+//
+// Where the contract is silent, the suite decided:
+//
+//   - "A held get delays neither another get nor Drain" is checked as:
+//     while a row is held inside the store, another Put or Get is still
+//     admitted at once, and Drain with an expired context answers false
+//     at once. It does not require the other row to complete while the
+//     first is held, since a single-worker FIFO driver is valid; the
+//     other row may end Cancelled when that Drain took it off the queue.
+//   - Answers that must be false (Drain while a row is held, a callback
+//     is blocked, or an operation is Unprovable) are asked with an
+//     already expired context, so the check needs no clock.
+//   - Drain waiting for the last onChange is checked by blocking, inside
+//     onChange, the first callback that sees access ended; Drain must not
+//     answer true until it is let go. The callback calls Poll, which the
+//     contract allows; poll-in-callback checks that on its own.
+//   - The two checks that act inside onChange need callbacks that come
+//     after Put or Get returned (the callback must know the operation):
+//     they submit under Pause, else under Hold, and skip without either
+//     hook, since a driver may finish a small batch before Put returns.
+//   - Without AbsentIsMiss a get of an absent key may be Miss (slot
+//     untouched) or Fault; an Unprovable access then ends the check as a
+//     skip, keeping the memory.
+//   - A crash may end rows no worker took Cancelled instead of Fault, but
+//     at least one row must be Fault, none Ready.
+//   - Register of bad geometry or of a Device region without DeviceMemory
+//     must be refused with ErrDriverRejected (nothing registered), not a
+//     *RegistrationError.
+//   - A batch over MaxRowsPerOp is not sent: the binding never sends one,
+//     and the contract does not say the driver refuses it.
+//
+// # Its own tests
+//
+// The package's tests import github.com/kvshare/kvshare/memdrv and
+// memdrv/broken (a test-only requirement; go.mod replaces it with
+// ../memdrv). The in-memory driver is the suite's reference: Run must pass
+// wholly against it, plain, single-worker FIFO, put-only, get-only and
+// registering regions together. Its broken drivers are the suite's
+// self-test: for each of the sixteen, the check paired with it must fail,
+// naming the violation.
+package conformance

@@ -1,0 +1,206 @@
+package conformance
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/kvshare/kvshare/contract"
+)
+
+// Harness is what a driver's test hands to [Run]: how to build a fresh
+// driver, and the knobs of the suite. Only New is required.
+type Harness struct {
+	// New builds a fresh driver, with the scenario hooks the harness can
+	// stage on it. Run calls it once per check, from the check's
+	// goroutine, before the check does anything else; nothing else of
+	// the driver is shared between checks. An error fails that check.
+	//
+	// The suite drains the driver, unregisters what it registered and
+	// calls Close at the end of the check when it can prove that every
+	// operation's access ended; otherwise it leaves the driver, and the
+	// memory it lent it, alone.
+	New func() (*Subject, error)
+
+	// SlotBytes is the size of every slot of the regions the suite lends
+	// the driver; 0 means 4096. Every object the suite stores is at most
+	// two slots long.
+	SlotBytes int64
+
+	// Wait bounds every wait of the suite (an operation settling, a gate
+	// holding a row, Drain, a call that must return at once); 0 means 10
+	// seconds. A driver that has not done what a check waits for within
+	// Wait fails that check rather than hanging it.
+	Wait time.Duration
+
+	// Only names the checks to run (see [Checks]); empty means all. A
+	// name that is no check fails Run. `go test -run 'TestX/extents'`
+	// selects checks too, since every check is a subtest named after it.
+	Only []string
+
+	// KeyPrefix starts every store key the suite uses; empty means
+	// "kvshare-conformance/<random>/", fresh for each Run, so that runs
+	// against a shared store never meet each other's keys. A key is
+	// KeyPrefix + check name + "/" + a name the check picks.
+	KeyPrefix string
+}
+
+// Subject is one driver under test and the scenario hooks a harness can
+// stage on it. A nil hook is one the harness cannot stage: the checks
+// that need it skip, saying so. Hooks are called from the check's
+// goroutine, one at a time; only the functions they return (Gate.Release,
+// resume, finish) may also be called, at the end of the check, from a
+// goroutine of the suite's own, bounded by Wait. A hook that changes how
+// the driver behaves applies from the moment it is called until the end
+// of the check (the driver is never reused).
+type Subject struct {
+	// Driver is the driver under test, fresh, with nothing registered.
+	Driver contract.Driver
+
+	// Seed stores a complete object under key in the driver's store, as
+	// another writer would. It lets the suite test gets of a driver that
+	// cannot put, and objects of the wrong size.
+	Seed func(key string, data []byte)
+
+	// Object returns a copy of the complete object stored under key, and
+	// whether there is one. It lets the suite check puts of a driver that
+	// cannot get.
+	Object func(key string) ([]byte, bool)
+
+	// Writing makes another writer start writing key: until finish is
+	// called, the key exists in the store but is not readable, and this
+	// driver's gets and puts of it end NotReady. finish(data) completes
+	// the object with data; finish(nil) abandons it. finish is
+	// idempotent.
+	Writing func(key string) (finish func(data []byte))
+
+	// Full makes the store refuse every later put on its own terms: such
+	// rows end Declined.
+	Full func()
+
+	// Hold makes every row in dir, from now on, block inside the store
+	// call (taken by a worker, its access open) until the gate is
+	// released.
+	Hold func(dir Direction) Gate
+
+	// Crash makes every later store call in dir crash (a panic inside
+	// the driver's worker, a lost connection): the driver must turn it
+	// into row Faults and still end or give up access.
+	Crash func(dir Direction)
+
+	// FailReads makes every later get of these keys fail in the store:
+	// the row ends Fault, and its slot may have been written.
+	FailReads func(keys ...string)
+
+	// UnprovableGets makes every later get of these keys end Fault with
+	// access Unprovable: the store cannot prove the transfer stopped.
+	UnprovableGets func(keys ...string)
+
+	// Pause stops the driver's workers from taking new rows until resume
+	// is called: operations submitted meanwhile are admitted and left
+	// unstarted. resume is idempotent.
+	Pause func() (resume func())
+}
+
+// Direction is the direction of a row: a put (slot to store) or a get
+// (store to slot).
+type Direction uint8
+
+const (
+	// PutDir is a put: the slot is read and the store written.
+	PutDir Direction = iota + 1
+	// GetDir is a get: the store is read and the slot written.
+	GetDir
+)
+
+// String returns "put" or "get".
+func (d Direction) String() string {
+	switch d {
+	case PutDir:
+		return "put"
+	case GetDir:
+		return "get"
+	}
+	return "Direction(?)"
+}
+
+// Gate is a hold on every row of one direction (see [Subject.Hold]).
+type Gate interface {
+	// Held waits within ctx until at least one row is blocked on the
+	// gate, and returns ctx's error if none is.
+	Held(ctx context.Context) error
+	// Release unblocks every blocked row and stops holding. It is
+	// idempotent.
+	Release()
+}
+
+// Run runs the conformance checks against drivers the harness builds,
+// each check as a subtest of t named after it (see [Checks]). Like
+// [testing/fstest.TestFS] it reports every finding, not just the first:
+// a check that finds a violation goes on where the driver's state
+// allows, and every check runs whatever the others found.
+//
+// A check skips, with its reason, when the driver's capabilities or the
+// harness's hooks cannot stage it. A check never frees memory an
+// admitted operation may still touch: memory whose release it cannot
+// justify is kept for the life of the process and logged.
+func Run(t *testing.T, h Harness) {
+	t.Helper()
+	run(testReporter{t}, h)
+}
+
+// run is Run over any reporter.
+func run(r reporter, h Harness) {
+	r.Helper()
+	if h.New == nil {
+		r.Errorf("conformance: Harness.New is nil")
+		return
+	}
+	h = h.withDefaults()
+	for _, name := range h.Only {
+		if !slices.ContainsFunc(suite, func(c check) bool { return c.name == name }) {
+			r.Errorf("conformance: Harness.Only names %q, which is no check", name)
+		}
+	}
+	for _, c := range suite {
+		if len(h.Only) > 0 && !slices.Contains(h.Only, c.name) {
+			continue
+		}
+		r.Run(c.name, func(r reporter) { runCheck(r, &h, c) })
+	}
+}
+
+func (h Harness) withDefaults() Harness {
+	if h.SlotBytes <= 0 {
+		h.SlotBytes = 4096
+	}
+	if h.Wait <= 0 {
+		h.Wait = 10 * time.Second
+	}
+	if h.KeyPrefix == "" {
+		var b [6]byte
+		_, _ = rand.Read(b[:])
+		h.KeyPrefix = "kvshare-conformance/" + hex.EncodeToString(b[:]) + "/"
+	}
+	return h
+}
+
+// Check describes one check of the suite.
+type Check struct {
+	// Name is the subtest name, and what Harness.Only takes.
+	Name string
+	// Proves says in one line what a pass shows about the driver.
+	Proves string
+}
+
+// Checks returns every check of the suite, in the order Run runs them.
+func Checks() []Check {
+	out := make([]Check, len(suite))
+	for i, c := range suite {
+		out[i] = Check{Name: c.name, Proves: c.proves}
+	}
+	return out
+}

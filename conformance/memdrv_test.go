@@ -1,0 +1,79 @@
+package conformance
+
+import (
+	"fmt"
+	"log/slog"
+
+	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/memdrv"
+	"github.com/kvshare/kvshare/memdrv/broken"
+)
+
+// The in-memory driver is the suite's reference: every check must pass
+// against it. Its broken drivers are the suite's self-test: the check
+// paired with each must fail.
+
+// memDir maps the suite's directions onto memdrv's.
+func memDir(dir Direction) memdrv.Direction {
+	switch dir {
+	case PutDir:
+		return memdrv.PutDir
+	case GetDir:
+		return memdrv.GetDir
+	}
+	panic(fmt.Sprintf("conformance test: no memdrv direction for %v", dir))
+}
+
+// memSubject is driver drv, whose scenario hooks are those of d, over
+// store s, with every hook the in-memory driver can stage.
+func memSubject(drv contract.Driver, d *memdrv.Driver, s *memdrv.Store) *Subject {
+	return &Subject{
+		Driver:         drv,
+		Seed:           s.Set,
+		Object:         s.Object,
+		Writing:        s.BeginWrite,
+		Full:           func() { s.SetCapacity(max(s.Bytes(), 1)) },
+		Hold:           func(dir Direction) Gate { return d.Hold(memDir(dir)) },
+		Crash:          func(dir Direction) { d.Crash(memDir(dir)) },
+		FailReads:      d.FailReads,
+		UnprovableGets: d.UnprovableGets,
+		Pause:          d.Pause,
+	}
+}
+
+// memHarness builds a fresh store and memdrv driver (a TogetherDriver
+// when together is set) with options o for every check.
+func memHarness(o memdrv.Options, together bool) Harness {
+	o = quiet(o)
+	return Harness{New: func() (*Subject, error) {
+		s := memdrv.NewStore()
+		if together {
+			td := memdrv.NewTogether(s, o)
+			return memSubject(td, td.Driver, s), nil
+		}
+		d := memdrv.New(s, o)
+		return memSubject(d, d, s), nil
+	}}
+}
+
+// brokenHarness builds a fresh store and a driver breaking rule, with
+// options o, for every check.
+func brokenHarness(rule broken.Rule, o memdrv.Options) Harness {
+	o = quiet(o)
+	return Harness{New: func() (*Subject, error) {
+		s := memdrv.NewStore()
+		d, err := broken.New(rule, s, o)
+		if err != nil {
+			return nil, err
+		}
+		return memSubject(d, d.Inner(), s), nil
+	}}
+}
+
+// quiet sends the driver's logs (a staged crash logs an error) nowhere.
+func quiet(o memdrv.Options) memdrv.Options {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o
+}

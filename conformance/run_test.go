@@ -1,0 +1,146 @@
+package conformance
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kvshare/kvshare/memdrv"
+)
+
+// TestMemdrv runs the whole suite against the in-memory driver in the
+// shapes the project uses: every check must pass or skip for a reason.
+func TestMemdrv(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		opts     memdrv.Options
+		together bool
+	}{
+		{"plain", memdrv.Options{}, false},
+		{"fifo", memdrv.Options{Workers: 1}, false},
+		{"put-only", memdrv.Options{Put: true}, false},
+		{"get-only", memdrv.Options{Get: true}, false},
+		{"together", memdrv.Options{}, true},
+		{"hints-multispan-capped", memdrv.Options{Hints: true, MultiSpan: true, MaxRowsPerOp: 2, NoCancel: true}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			Run(t, memHarness(c.opts, c.together))
+		})
+	}
+}
+
+// TestRunBareHarness runs the suite with a harness that stages nothing:
+// the checks that need a hook skip and say which, the rest pass.
+func TestRunBareHarness(t *testing.T) {
+	root := &record{}
+	run(root, Harness{New: func() (*Subject, error) {
+		return &Subject{Driver: memdrv.New(memdrv.NewStore(), memdrv.Options{})}, nil
+	}})
+	require.Empty(t, root.findings())
+	for name, hook := range map[string]string{
+		"held-row/get":         "no Hold hook",
+		"cancel/put":           "no Pause hook",
+		"crash/get":            "no Crash hook",
+		"writer-holds-key/put": "no Writing hook",
+		"unprovable-terminal":  "no UnprovableGets hook",
+		"full-store":           "no Full hook",
+	} {
+		r := root.find(name)
+		require.NotNil(t, r, name)
+		assert.True(t, r.skipped, "%s ran without the hook", name)
+		assert.Contains(t, r.skip, hook, name)
+	}
+	assert.Contains(t, root.find("together-busy/put").skip, "does not implement RegionsTogether")
+}
+
+// TestRunOnly runs one check by name, and refuses a name that is no check.
+func TestRunOnly(t *testing.T) {
+	root := &record{}
+	run(root, Harness{New: memHarness(memdrv.Options{}, false).New, Only: []string{"extents"}})
+	require.Empty(t, root.findings())
+	require.Len(t, root.subs, 1)
+	assert.Equal(t, "extents", root.subs[0].name)
+
+	root = &record{}
+	run(root, Harness{New: memHarness(memdrv.Options{}, false).New, Only: []string{"extent"}})
+	assert.Equal(t, []string{`: conformance: Harness.Only names "extent", which is no check`}, root.findings())
+}
+
+// TestRunHarnessFailures: a harness that cannot build a driver fails
+// every check it was asked for, saying so.
+func TestRunHarnessFailures(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		new  func() (*Subject, error)
+		want string
+	}{
+		{"error", func() (*Subject, error) { return nil, errors.New("no store today") }, "Harness.New: no store today"},
+		{"no subject", func() (*Subject, error) { return nil, nil }, "Harness.New returned no driver"},
+		{"no driver", func() (*Subject, error) { return &Subject{}, nil }, "Harness.New returned no driver"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := &record{}
+			run(root, Harness{New: c.new, Only: []string{"extents", "held-row"}})
+			assert.Equal(t, []string{
+				"extents: conformance: " + c.want,
+				"held-row/put: conformance: " + c.want,
+				"held-row/get: conformance: " + c.want,
+			}, root.findings())
+		})
+	}
+	root := &record{}
+	run(root, Harness{})
+	assert.Equal(t, []string{": conformance: Harness.New is nil"}, root.findings())
+}
+
+// TestProbeUnprovableSkips stages a probe row whose access is
+// unprovable: the check ends as a skip and keeps the region's memory.
+func TestProbeUnprovableSkips(t *testing.T) {
+	const prefix = "probe-test/"
+	root := &record{}
+	run(root, Harness{
+		KeyPrefix: prefix,
+		Only:      []string{"unregister-revokes"},
+		New: func() (*Subject, error) {
+			s := memdrv.NewStore()
+			d := memdrv.New(s, memdrv.Options{Get: true})
+			d.UnprovableGets(prefix + "unregister-revokes/probe-1")
+			return memSubject(d, d, s), nil
+		},
+	})
+	require.Empty(t, root.findings())
+	r := root.find("unregister-revokes")
+	require.NotNil(t, r)
+	assert.True(t, r.skipped)
+	assert.Contains(t, r.skip, "access unprovable")
+	assert.True(t, anyContains(r.logged(), "kept region r1"), "logs: %q", r.logged())
+}
+
+// TestChecks holds the list of checks to its promises: enough of them,
+// unique names, each listed in doc.go with its line.
+func TestChecks(t *testing.T) {
+	checks := Checks()
+	require.GreaterOrEqual(t, len(checks), 25)
+	doc, err := os.ReadFile("doc.go")
+	require.NoError(t, err)
+	seen := map[string]bool{}
+	for _, c := range checks {
+		assert.False(t, seen[c.Name], "check %q listed twice", c.Name)
+		seen[c.Name] = true
+		assert.NotEmpty(t, c.Proves, c.Name)
+		assert.Contains(t, string(doc), "//   - "+c.Name+": ", "doc.go does not list check %q", c.Name)
+	}
+}
+
+func anyContains(lines []string, s string) bool {
+	for _, l := range lines {
+		if strings.Contains(l, s) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,131 @@
+package conformance
+
+import (
+	"fmt"
+
+	"github.com/kvshare/kvshare/contract"
+)
+
+// row builds a batch row.
+func row(key string, spans ...contract.Span) contract.Row {
+	return contract.Row{Key: key, Spans: spans}
+}
+
+// batch builds a batch of rows.
+func batch(rows ...contract.Row) contract.RowBatch { return contract.RowBatch{Rows: rows} }
+
+// canStage reports whether the suite can put an object in the store: by
+// the harness's Seed hook, or by a put of the driver.
+func (b *bench) canStage() bool { return b.sub.Seed != nil || b.caps.Put }
+
+// stage stores a complete object under key. With viaPut it uses the
+// driver's put when it has one (a real round trip); otherwise the Seed
+// hook when the harness has one (the check then depends on the get path
+// alone). The object may be up to two slots long. A check that cannot
+// stage skips.
+func (b *bench) stage(key string, data []byte, viaPut bool) {
+	b.r.Helper()
+	switch {
+	case b.caps.Put && (viaPut || b.sub.Seed == nil):
+		b.stageByPut(key, data)
+	case b.sub.Seed != nil:
+		b.sub.Seed(key, data)
+	default:
+		b.r.Skipf("the check needs an object in the store: the driver does not put and the harness has no Seed hook")
+	}
+}
+
+// stageByPut puts data under key from the scratch region.
+func (b *bench) stageByPut(key string, data []byte) {
+	b.r.Helper()
+	if int64(len(data)) > 2*b.h.SlotBytes {
+		b.r.Fatalf("conformance: staged object of %d bytes is over two slots", len(data))
+	}
+	if b.scratch == nil {
+		b.scratch = b.region(2)
+	}
+	s := b.scratch.spanAt(0, int64(len(data)))
+	copy(b.scratch.bytesOf(s), data)
+	w := b.admit(PutDir, batch(row(key, s)), nil, nil)
+	st := w.settle()
+	if len(st.Rows) > 0 && st.Rows[0] != contract.Ready {
+		b.r.Fatalf("staging %q (%d bytes) through a put: the put ended %v, want ready", key, len(data), st.Rows[0])
+	}
+	b.scratch.repaint(s)
+}
+
+// canReadBack reports whether the suite can read an object back: by a
+// get of the driver or the harness's Object hook.
+func (b *bench) canReadBack() bool { return b.sub.Object != nil || b.caps.Get }
+
+// readBack returns the object stored under key, expected to be n bytes
+// long. With viaGet it uses the driver's get when it has one; otherwise
+// the Object hook when the harness has one. ok is false, and the
+// finding reported, when no whole object came back.
+func (b *bench) readBack(key string, n int, viaGet bool) (data []byte, ok bool) {
+	b.r.Helper()
+	switch {
+	case b.caps.Get && (viaGet || b.sub.Object == nil):
+		slots := (int64(n) + b.h.SlotBytes - 1) / b.h.SlotBytes
+		a := b.region(int(slots))
+		s := a.spanAt(0, int64(n))
+		w := b.admit(GetDir, batch(row(key, s)), nil, nil)
+		st := w.settle()
+		if len(st.Rows) == 0 || st.Rows[0] != contract.Ready {
+			b.r.Errorf("reading %q back through a get of %d bytes: ended %v, want ready", key, n, st.Rows)
+			return nil, false
+		}
+		data := append([]byte(nil), a.bytesOf(s)...)
+		a.repaint(s)
+		return data, true
+	case b.sub.Object != nil:
+		data, ok := b.sub.Object(key)
+		if !ok {
+			b.r.Errorf("reading %q back through the Object hook: no complete object under the key", key)
+		}
+		return data, ok
+	}
+	b.r.Skipf("the check needs to read the store: the driver does not get and the harness has no Object hook")
+	return nil, false
+}
+
+// moveRow proves a region live by moving one row through slot i of it:
+// a put of the slot if the driver puts, else a get into it of an object
+// the Seed hook staged. A row whose access ends unprovable ends the check
+// as a skip; the region's memory is then kept. It reports and returns
+// false when the row does not end Ready (or, for a get, the slot does not
+// hold the object).
+func (b *bench) moveRow(a *arena, i int) bool {
+	b.r.Helper()
+	b.probes++
+	key := b.key(fmt.Sprintf("probe-%d", b.probes))
+	data := payload(key, int(b.h.SlotBytes))
+	s := a.span(i)
+	var w *watch
+	if b.caps.Put {
+		a.fill(i, data)
+		w = b.admit(PutDir, batch(row(key, s)), nil, nil)
+	} else {
+		if b.sub.Seed == nil {
+			b.r.Skipf("proving region %s live needs a row through it: the driver does not put and the harness has no Seed hook", a.label)
+		}
+		b.sub.Seed(key, data)
+		w = b.admit(GetDir, batch(row(key, s)), nil, nil)
+	}
+	st := w.settle()
+	if st.Access == contract.Unprovable {
+		b.r.Skipf("%s: the probe row through region %s has access unprovable, so the region cannot be proven live; its memory is kept", w.label, a.label)
+	}
+	if len(st.Rows) == 0 || st.Rows[0] != contract.Ready {
+		b.r.Errorf("%s: the probe row through region %s ended %v, want ready: the region is not live", w.label, a.label, st.Rows)
+		return false
+	}
+	if !b.caps.Put {
+		if off, bad := firstDiff(a.slot(i), data); bad {
+			b.r.Errorf("%s: the probe row through region %s ended ready but slot %d differs from the object at byte %d", w.label, a.label, i, off)
+			return false
+		}
+	}
+	a.repaint(s)
+	return true
+}

@@ -1,0 +1,151 @@
+package conformance
+
+import (
+	"errors"
+
+	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/rowbatch"
+)
+
+// submit hands a batch to Put or Get. The watch is returned in every
+// case; err is the driver's refusal, or errNoOperation for a call that
+// panicked or returned neither an operation nor an error (both
+// reported). prep, if not nil, sees the watch before the driver does.
+func (b *bench) submit(dir Direction, batch contract.RowBatch, hint contract.Hint, prep func(*watch)) (*watch, error) {
+	b.r.Helper()
+	w := newWatch(b, dir, batch, describe(dir, batch, b.key("")))
+	if prep != nil {
+		prep(w)
+	}
+	w.beforeDrain = !b.drainedTrue.Load()
+	var op contract.Operation
+	var err error
+	name := "Put"
+	if dir == GetDir {
+		name = "Get"
+	}
+	b.watches = append(b.watches, w) // until the driver certifies otherwise
+	_, p := b.call(name+" of "+w.label, func() {
+		if dir == PutDir {
+			op, err = b.d.Put(batch, w.onChange)
+		} else {
+			op, err = b.d.Get(batch, hint, w.onChange)
+		}
+	})
+	switch {
+	case p != nil:
+		b.r.Errorf("%s: %s panicked: %v: Put and Get never panic; every failure after admission is a row result", w.label, name, p)
+		return w, errNoOperation
+	case err != nil && op != nil:
+		b.r.Errorf("%s: %s returned an operation and an error (%v): admission either fails or returns an operation", w.label, name, err)
+		w.op.Store(&op)
+		return w, err
+	case err != nil && !errors.Is(err, contract.ErrDriverRejected):
+		b.r.Errorf("%s: %s refused with an error that does not wrap ErrDriverRejected: %v", w.label, name, err)
+		return w, err
+	case err != nil:
+		b.watches = b.watches[:len(b.watches)-1]
+		b.refused = append(b.refused, w)
+		return w, err
+	case op == nil:
+		b.r.Errorf("%s: %s returned a nil operation and a nil error: admission returns an operation or an error wrapping ErrDriverRejected", w.label, name)
+		return w, errNoOperation
+	}
+	w.op.Store(&op)
+	return w, nil
+}
+
+// isRejected reports whether err wraps ErrDriverRejected.
+func isRejected(err error) bool { return errors.Is(err, contract.ErrDriverRejected) }
+
+var errNoOperation = errors.New("conformance: the driver returned no operation")
+
+// admit submits a batch that must be admitted.
+func (b *bench) admit(dir Direction, batch contract.RowBatch, hint contract.Hint, prep func(*watch)) *watch {
+	b.r.Helper()
+	b.valid(batch)
+	w, err := b.submit(dir, batch, hint, prep)
+	switch {
+	case errors.Is(err, errNoOperation):
+		b.r.Fatalf("%s: the check cannot go on without an operation", w.label)
+	case err != nil:
+		b.r.Fatalf("%s: refused a batch that lies wholly in live registrations: %v", w.label, err)
+	}
+	return w
+}
+
+// valid makes sure a batch the suite calls valid passes rowbatch.Check
+// over the live registrations, so that a refusal is the driver's doing.
+func (b *bench) valid(batch contract.RowBatch) {
+	b.r.Helper()
+	if err := rowbatch.Check(batch, b.live(), b.caps.MultiSpan); err != nil {
+		b.r.Fatalf("conformance: the suite built a bad batch: %v", err)
+	}
+}
+
+// refuse submits a batch that must be refused with ErrDriverRejected.
+func (b *bench) refuse(dir Direction, batch contract.RowBatch, hint contract.Hint, why string) *watch {
+	b.r.Helper()
+	w, err := b.submit(dir, batch, hint, nil)
+	if err == nil {
+		b.r.Errorf("%s: admitted, want refused with ErrDriverRejected: %s", w.label, why)
+	}
+	return w
+}
+
+// drain calls Drain with a context bounded by Wait, or already expired
+// when now is true, and returns its answer.
+func (b *bench) drain(now bool) bool {
+	b.r.Helper()
+	ctx, cancel := b.bound()
+	if now {
+		cancel()
+	}
+	defer cancel()
+	var ok bool
+	done, p := b.call("Drain", func() { ok = b.d.Drain(ctx) })
+	switch {
+	case !done:
+		return false
+	case p != nil:
+		b.r.Errorf("Drain panicked: %v", p)
+		return false
+	}
+	if ok {
+		b.drainedTrue.Store(true)
+	}
+	return ok
+}
+
+// hold asks the harness to hold rows in dir, and releases them at
+// teardown if the check does not.
+func (b *bench) hold(dir Direction) Gate {
+	b.r.Helper()
+	if b.sub.Hold == nil {
+		b.r.Skipf("the harness cannot hold a %v inside the store (no Hold hook)", dir)
+	}
+	g := b.sub.Hold(dir)
+	b.undo = append(b.undo, g.Release)
+	return g
+}
+
+// held waits until the gate holds a row.
+func (b *bench) held(g Gate, w *watch) {
+	b.r.Helper()
+	ctx, cancel := b.bound()
+	defer cancel()
+	if err := g.Held(ctx); err != nil {
+		b.r.Fatalf("%s: no row was held inside the store within %v: %v", w.label, b.h.Wait, err)
+	}
+}
+
+// pause asks the harness to leave operations unstarted.
+func (b *bench) pause() (resume func()) {
+	b.r.Helper()
+	if b.sub.Pause == nil {
+		b.r.Skipf("the harness cannot leave operations unstarted (no Pause hook)")
+	}
+	resume = b.sub.Pause()
+	b.undo = append(b.undo, resume)
+	return resume
+}

@@ -1,0 +1,3 @@
+module github.com/kvshare/kvshare/contract
+
+go 1.26

@@ -1,0 +1,40 @@
+package contract
+
+// View is what a lease holder submits: the rows to move, in groups. Every
+// row is one whole slot plus the name its store key is built from. The
+// backend references a view's slices and does not copy them: the caller
+// must not modify them until the attempt's outcome is known.
+type View struct {
+	Groups []Group
+}
+
+// Group is a run of rows in one region (one layer group, say). Slots and
+// Names have one entry per row and must be of equal length. A name may
+// appear twice in a group, at two slots; the backend then moves it in two
+// driver calls, since a [RowBatch] never carries a key twice.
+type Group struct {
+	// Region is the index of the region in the list the binding was built
+	// from.
+	Region int
+	// Slots holds each row's slot in that region.
+	Slots []int32
+	// Names holds each row's name: opaque, non-empty bytes.
+	Names [][]byte
+}
+
+// Rows returns the number of rows in the view.
+func (v View) Rows() int {
+	n := 0
+	for _, g := range v.Groups {
+		n += len(g.Slots)
+	}
+	return n
+}
+
+// Hint is an opaque value a fetch passes to every get of a driver that
+// declares [Capabilities.Hints]. A nil Hint is "no hint".
+type Hint any
+
+// Destination is reserved for stores that place objects. It must be nil
+// for now; a publish with a non-nil destination is refused.
+type Destination any

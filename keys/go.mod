@@ -1,0 +1,3 @@
+module github.com/kvshare/kvshare/keys
+
+go 1.26

@@ -1,0 +1,158 @@
+package memdrv_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/memdrv"
+	"github.com/kvshare/kvshare/rowbatch"
+)
+
+func TestAdmissionRefusals(t *testing.T) {
+	type call struct {
+		dir  memdrv.Direction
+		rows func(f *fixture) []contract.Row
+		hint contract.Hint
+	}
+	one := func(f *fixture) []contract.Row { return []contract.Row{f.row(0, "a")} }
+	tests := []struct {
+		name     string
+		opts     memdrv.Options
+		before   func(f *fixture)
+		call     call
+		want     string
+		badBatch bool
+	}{
+		{
+			name: "no rows", call: call{dir: memdrv.PutDir, rows: func(*fixture) []contract.Row { return nil }},
+			want: "no rows", badBatch: true,
+		},
+		{
+			name: "empty key", call: call{dir: memdrv.GetDir, rows: func(f *fixture) []contract.Row {
+				return []contract.Row{f.row(0, "a"), f.row(1, "")}
+			}},
+			want: "row 1: empty key", badBatch: true,
+		},
+		{
+			name: "repeated key", call: call{dir: memdrv.PutDir, rows: func(f *fixture) []contract.Row {
+				return []contract.Row{f.row(0, "a"), f.row(1, "a")}
+			}},
+			want: `row 1: key "a" repeats row 0`, badBatch: true,
+		},
+		{
+			name: "span past the region", call: call{dir: memdrv.GetDir, rows: func(f *fixture) []contract.Row {
+				r := f.mem.Region
+				return []contract.Row{{Key: "a", Spans: []contract.Span{{Addr: r.Base + uintptr(r.Len) - 8, Len: 16}}}}
+			}},
+			want: `row 0 (key "a") span 0`, badBatch: true,
+		},
+		{
+			name: "negative-length span", call: call{dir: memdrv.PutDir, rows: func(f *fixture) []contract.Row {
+				return []contract.Row{{Key: "a", Spans: []contract.Span{{Addr: f.mem.Region.Base, Len: -1}}}}
+			}},
+			want: "length -1", badBatch: true,
+		},
+		{
+			name: "two spans without MultiSpan", call: call{dir: memdrv.PutDir, rows: func(f *fixture) []contract.Row {
+				return []contract.Row{{Key: "a", Spans: []contract.Span{f.mem.Region.Slot(0), f.mem.Region.Slot(1)}}}
+			}},
+			want: "2 spans", badBatch: true,
+		},
+		{
+			name: "revoked region", before: func(f *fixture) { require.NoError(f.t, f.d.Unregister(f.reg)) },
+			call: call{dir: memdrv.GetDir, rows: one},
+			want: "lies in no live registration", badBatch: true,
+		},
+		{
+			name: "put on a get-only driver", opts: memdrv.Options{Get: true},
+			call: call{dir: memdrv.PutDir, rows: one}, want: "does not serve puts",
+		},
+		{
+			name: "get on a put-only driver", opts: memdrv.Options{Put: true},
+			call: call{dir: memdrv.GetDir, rows: one}, want: "does not serve gets",
+		},
+		{
+			name: "hint without Hints", call: call{dir: memdrv.GetDir, rows: one, hint: "prefetch"},
+			want: "does not declare Hints",
+		},
+		{
+			name: "more rows than MaxRowsPerOp", opts: memdrv.Options{MaxRowsPerOp: 1},
+			call: call{dir: memdrv.PutDir, rows: func(f *fixture) []contract.Row {
+				return []contract.Row{f.row(0, "a"), f.row(1, "b")}
+			}},
+			want: "2 rows, the driver takes at most 1",
+		},
+		{
+			name: "after Drain", before: func(f *fixture) { require.True(f.t, f.d.Drain(context.Background())) },
+			call: call{dir: memdrv.GetDir, rows: one}, want: "drained",
+		},
+		{
+			name: "after Close", before: func(f *fixture) { f.teardown() },
+			call: call{dir: memdrv.PutDir, rows: one}, want: "closed",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, tt.opts)
+			f.store.Set("a", make([]byte, slotBytes))
+			if tt.before != nil {
+				tt.before(f)
+			}
+			called := new(counter)
+			b := batch(tt.call.rows(f)...)
+			var (
+				op  contract.Operation
+				err error
+			)
+			if tt.call.dir == memdrv.PutDir {
+				op, err = f.d.Put(b, called.inc)
+			} else {
+				op, err = f.d.Get(b, tt.call.hint, called.inc)
+			}
+			require.Error(t, err)
+			assert.Nil(t, op)
+			assert.ErrorIs(t, err, contract.ErrDriverRejected)
+			assert.Contains(t, err.Error(), tt.want)
+			if tt.badBatch {
+				assert.ErrorIs(t, err, rowbatch.ErrBadBatch)
+			}
+			// Nothing was recorded or started.
+			assert.Zero(t, f.d.Live())
+			assert.Zero(t, f.d.Admitted(tt.call.dir))
+			assert.True(t, f.d.Drain(context.Background()))
+			assert.Zero(t, called.get())
+			assert.True(t, untouched(f.mem.Bytes))
+			assert.Equal(t, 1, f.store.Len())
+		})
+	}
+}
+
+func TestCapabilities(t *testing.T) {
+	tests := []struct {
+		name string
+		opts memdrv.Options
+		want contract.Capabilities
+	}{
+		{"defaults", memdrv.Options{}, contract.Capabilities{Put: true, Get: true, Cancel: true, AbsentIsMiss: true}},
+		{"put only", memdrv.Options{Put: true}, contract.Capabilities{Put: true, Cancel: true, AbsentIsMiss: true}},
+		{"get only, no cancel", memdrv.Options{Get: true, NoCancel: true}, contract.Capabilities{Get: true, AbsentIsMiss: true}},
+		{
+			"everything",
+			memdrv.Options{DeviceMemory: true, Hints: true, MultiSpan: true, MaxRowsPerOp: 7},
+			contract.Capabilities{Put: true, Get: true, Cancel: true, AbsentIsMiss: true, DeviceMemory: true, MultiSpan: true, Hints: true, MaxRowsPerOp: 7},
+		},
+		{"negative cap", memdrv.Options{MaxRowsPerOp: -1}, contract.Capabilities{Put: true, Get: true, Cancel: true, AbsentIsMiss: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := memdrv.New(memdrv.NewStore(), tt.opts)
+			assert.Equal(t, tt.want, d.Capabilities())
+			assert.Equal(t, tt.want, d.Capabilities(), "the same every time")
+			assert.Equal(t, tt.want, memdrv.NewTogether(memdrv.NewStore(), tt.opts).Capabilities())
+		})
+	}
+}

@@ -1,0 +1,401 @@
+package broken_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/memdrv"
+	"github.com/kvshare/kvshare/memdrv/broken"
+)
+
+const (
+	slotBytes = 64
+	fillByte  = 0xAA
+)
+
+// subject is one broken driver with a registered region whose bytes all
+// start as fillByte.
+type subject struct {
+	t     *testing.T
+	d     *broken.Driver
+	store *memdrv.Store
+	mem   *memdrv.Memory
+	reg   contract.Registration
+}
+
+func newSubject(t *testing.T, rule broken.Rule, o memdrv.Options) *subject {
+	t.Helper()
+	o.Logger = slog.New(slog.DiscardHandler)
+	s := memdrv.NewStore()
+	d, err := broken.New(rule, s, o)
+	require.NoError(t, err)
+	require.Equal(t, rule, d.Rule())
+	mem, err := memdrv.Alloc(slotBytes, 4, contract.Host)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, mem.Free()) })
+	for i := range mem.Bytes {
+		mem.Bytes[i] = fillByte
+	}
+	reg, err := d.Register(mem.Region)
+	require.NoError(t, err)
+	return &subject{t: t, d: d, store: s, mem: mem, reg: reg}
+}
+
+func (s *subject) row(slot int, key string) contract.Row {
+	return contract.Row{Key: key, Spans: []contract.Span{s.mem.Region.Slot(slot)}}
+}
+
+func rows(r ...contract.Row) contract.RowBatch { return contract.RowBatch{Rows: r} }
+
+func (s *subject) put(onChange func(), r ...contract.Row) contract.Operation {
+	s.t.Helper()
+	op, err := s.d.Put(rows(r...), onChange)
+	require.NoError(s.t, err)
+	return op
+}
+
+func (s *subject) get(r ...contract.Row) contract.Operation {
+	s.t.Helper()
+	op, err := s.d.Get(rows(r...), nil, nil)
+	require.NoError(s.t, err)
+	return op
+}
+
+func object(n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(i) | 1 // never fillByte's even value 0xAA
+	}
+	return b
+}
+
+func untouched(b []byte) bool { return bytes.Count(b, []byte{fillByte}) == len(b) }
+
+type counter struct{ n atomic.Int64 }
+
+func (c *counter) inc()       { c.n.Add(1) }
+func (c *counter) get() int64 { return c.n.Load() }
+
+func TestRules(t *testing.T) {
+	rules := broken.Rules()
+	require.Len(t, rules, 16)
+	assert.Equal(t, broken.WrongResultCount, rules[0])
+	assert.Equal(t, broken.NilOperation, rules[15])
+	seen := map[broken.Rule]bool{}
+	for _, r := range rules {
+		assert.False(t, seen[r], "rule %s twice", r)
+		seen[r] = true
+		assert.NotEmpty(t, r.String())
+	}
+	rules[0] = "changed"
+	assert.Equal(t, broken.WrongResultCount, broken.Rules()[0], "a fresh slice each time")
+}
+
+func TestNewRefusesAnUnknownRule(t *testing.T) {
+	d, err := broken.New("no-such-rule", memdrv.NewStore(), memdrv.Options{})
+	require.Error(t, err)
+	assert.Nil(t, d)
+	assert.Contains(t, err.Error(), `"no-such-rule"`)
+}
+
+// TestCleanRoundTrip: without its trigger, each driver behaves like
+// memdrv's through a put, a get and the owner's cleanup.
+func TestCleanRoundTrip(t *testing.T) {
+	clean := []broken.Rule{
+		broken.OnChangeAfterDrain, broken.UnregisterWhileBusy, broken.DrainTrueWhileLive,
+		broken.UnwrappedError, broken.LongObjectSpills, broken.ShortObjectReady,
+		broken.ReadyForAbsent, broken.IgnoresCancel, broken.UnprovableNotTerminal,
+	}
+	for _, rule := range clean {
+		t.Run(string(rule), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := newSubject(t, rule, memdrv.Options{})
+				data := object(slotBytes)
+				copy(s.mem.Slot(0), data)
+				called := new(counter)
+				put := s.put(called.inc, s.row(0, "k"))
+				synctest.Wait()
+				assert.Equal(t, contract.OpState{Rows: []contract.RowStatus{contract.Ready}, Access: contract.Ended}, put.Poll())
+				assert.Equal(t, int64(1), called.get())
+				get := s.get(s.row(2, "k"))
+				synctest.Wait()
+				assert.Equal(t, contract.OpState{Rows: []contract.RowStatus{contract.Ready}, Access: contract.Ended}, get.Poll())
+				assert.Equal(t, data, s.mem.Slot(2))
+				assert.True(t, untouched(s.mem.Slot(3)))
+				require.True(t, s.d.Drain(context.Background()))
+				require.NoError(t, s.d.Unregister(s.reg))
+				require.NoError(t, s.d.Close())
+			})
+		})
+	}
+}
+
+func TestWrongResultCount(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newSubject(t, broken.WrongResultCount, memdrv.Options{})
+		op := s.put(nil, s.row(0, "a"), s.row(1, "b"))
+		synctest.Wait()
+		assert.Len(t, op.Poll().Rows, 1, "two rows, one status")
+	})
+}
+
+func TestNoOnChange(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newSubject(t, broken.NoOnChange, memdrv.Options{})
+		called := new(counter)
+		op := s.put(called.inc, s.row(0, "a"))
+		synctest.Wait()
+		assert.Equal(t, contract.Ended, op.Poll().Access)
+		assert.Zero(t, called.get(), "the operation changed, no callback came")
+	})
+}
+
+func TestOnChangeAfterDrain(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newSubject(t, broken.OnChangeAfterDrain, memdrv.Options{})
+		called := new(counter)
+		s.put(called.inc, s.row(0, "a"))
+		synctest.Wait()
+		require.Equal(t, int64(1), called.get())
+		require.True(t, s.d.Drain(context.Background()))
+		assert.Equal(t, int64(1), called.get())
+		require.NoError(t, s.d.Unregister(s.reg))
+		assert.Equal(t, int64(2), called.get(), "a callback after Drain returned true")
+	})
+}
+
+func TestAccessEndsBeforeResults(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newSubject(t, broken.AccessEndsBeforeResults, memdrv.Options{})
+		gate := s.d.Inner().Hold(memdrv.GetDir)
+		op := s.get(s.row(0, "a"))
+		require.NoError(t, gate.Held(t.Context()))
+		assert.Equal(t, contract.OpState{Rows: []contract.RowStatus{contract.Pending}, Access: contract.Ended}, op.Poll())
+		assert.Equal(t, 1, s.d.Inner().Live(), "the access is in fact open")
+		gate.Release()
+	})
+}
+
+func TestResultsChangeAfterFinal(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newSubject(t, broken.ResultsChangeAfterFinal, memdrv.Options{})
+		op := s.put(nil, s.row(0, "a"))
+		synctest.Wait()
+		assert.Equal(t, []contract.RowStatus{contract.Ready}, op.Poll().Rows)
+		assert.Equal(t, []contract.RowStatus{contract.Fault}, op.Poll().Rows, "the final Ready changed")
+
+		// Cancel still reaches the wrapped operation.
+		resume := s.d.Inner().Pause()
+		defer resume()
+		queued := s.put(nil, s.row(1, "b"))
+		queued.Cancel()
+		assert.Equal(t, contract.OpState{Rows: []contract.RowStatus{contract.Cancelled}, Access: contract.Ended}, queued.Poll())
+	})
+}
+
+func TestUnregisterWhileBusy(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newSubject(t, broken.UnregisterWhileBusy, memdrv.Options{})
+		gate := s.d.Inner().Hold(memdrv.GetDir)
+		op := s.get(s.row(1, "a"))
+		require.NoError(t, gate.Held(t.Context()))
+		assert.NoError(t, s.d.Unregister(s.reg), "Unregister succeeds with an operation open")
+		assert.Equal(t, contract.Open, op.Poll().Access)
+		assert.Len(t, s.d.Inner().Regions(), 1, "the wrapped driver kept it")
+
+		gate.Release()
+		require.True(t, s.d.Drain(context.Background()))
+		assert.Empty(t, s.d.Inner().Regions(), "revoked once no longer busy")
+		assert.NoError(t, s.d.Close())
+	})
+}
+
+func TestDrainTrueWhileLive(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newSubject(t, broken.DrainTrueWhileLive, memdrv.Options{})
+		gate := s.d.Inner().Hold(memdrv.GetDir)
+		op := s.get(s.row(0, "a"))
+		require.NoError(t, gate.Held(t.Context()))
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		defer cancel()
+		assert.True(t, s.d.Drain(ctx), "Drain says true")
+		assert.Equal(t, contract.Open, op.Poll().Access, "with an operation open")
+		gate.Release()
+	})
+}
+
+func TestUnwrappedError(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newSubject(t, broken.UnwrappedError, memdrv.Options{})
+		inner := memdrv.New(memdrv.NewStore(), memdrv.Options{})
+		bad := rows(s.row(0, "a"), s.row(1, "a"))
+		_, want := inner.Put(bad, nil)
+		require.ErrorIs(t, want, contract.ErrDriverRejected)
+
+		for name, call := range map[string]func() (contract.Operation, error){
+			"put": func() (contract.Operation, error) { return s.d.Put(bad, nil) },
+			"get": func() (contract.Operation, error) { return s.d.Get(bad, nil, nil) },
+		} {
+			op, err := call()
+			assert.Nil(t, op, name)
+			require.Error(t, err, name)
+			assert.False(t, errors.Is(err, contract.ErrDriverRejected), "%s: %v wraps nothing", name, err)
+			assert.Contains(t, err.Error(), `key "a" repeats row 0`, name)
+		}
+		assert.Zero(t, s.d.Inner().Live(), "nothing was admitted")
+	})
+}
+
+func TestWritesOutsideSpan(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newSubject(t, broken.WritesOutsideSpan, memdrv.Options{})
+		s.store.Set("k", object(slotBytes))
+		op := s.get(s.row(1, "k"))
+		synctest.Wait()
+		assert.Equal(t, []contract.RowStatus{contract.Ready}, op.Poll().Rows)
+		assert.Equal(t, object(slotBytes), s.mem.Slot(1))
+		next := s.mem.Slot(2)
+		assert.Equal(t, byte(^byte(fillByte)), next[0], "the byte past the span was written")
+		assert.True(t, untouched(next[1:]))
+	})
+}
+
+func TestWritesOutsideSpanStaysInLentMemory(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// A region that ends exactly at its last slot: there is no byte
+		// past it to write, and the process must survive.
+		d, err := broken.New(broken.WritesOutsideSpan, memdrv.NewStore(), memdrv.Options{})
+		require.NoError(t, err)
+		mem, err := memdrv.Alloc(4096, 1, contract.Host)
+		require.NoError(t, err)
+		defer func() { require.NoError(t, mem.Free()) }()
+		require.Equal(t, mem.Region.SlotBytes, mem.Region.Len)
+		reg, err := d.Register(mem.Region)
+		require.NoError(t, err)
+		copy(mem.Slot(0), object(4096))
+		put, err := d.Put(rows(contract.Row{Key: "k", Spans: []contract.Span{mem.Region.Slot(0)}}), nil)
+		require.NoError(t, err)
+		synctest.Wait()
+		require.Equal(t, []contract.RowStatus{contract.Ready}, put.Poll().Rows)
+		get, err := d.Get(rows(contract.Row{Key: "k", Spans: []contract.Span{mem.Region.Slot(0)}}), nil, nil)
+		require.NoError(t, err)
+		synctest.Wait()
+		assert.Equal(t, []contract.RowStatus{contract.Ready}, get.Poll().Rows)
+		require.True(t, d.Drain(context.Background()))
+		require.NoError(t, d.Unregister(reg))
+	})
+}
+
+func TestLongObjectSpills(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newSubject(t, broken.LongObjectSpills, memdrv.Options{})
+		long := object(slotBytes + slotBytes/2)
+		s.store.Set("k", long)
+		op := s.get(s.row(1, "k"))
+		synctest.Wait()
+		assert.Equal(t, []contract.RowStatus{contract.Fault}, op.Poll().Rows)
+		assert.Equal(t, long[:slotBytes], s.mem.Slot(1), "written although refused")
+		assert.Equal(t, long[slotBytes:], s.mem.Slot(2)[:slotBytes/2], "and past the slot")
+		assert.True(t, untouched(s.mem.Slot(2)[slotBytes/2:]))
+	})
+}
+
+func TestShortObjectReady(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newSubject(t, broken.ShortObjectReady, memdrv.Options{})
+		s.store.Set("k", object(slotBytes/2))
+		op := s.get(s.row(0, "k"))
+		synctest.Wait()
+		assert.Equal(t, []contract.RowStatus{contract.Ready}, op.Poll().Rows, "a short object answers Ready")
+		assert.Equal(t, object(slotBytes/2), s.mem.Slot(0)[:slotBytes/2])
+		assert.True(t, untouched(s.mem.Slot(0)[slotBytes/2:]))
+	})
+}
+
+func TestReadyForAbsent(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newSubject(t, broken.ReadyForAbsent, memdrv.Options{})
+		require.True(t, s.d.Capabilities().AbsentIsMiss)
+		op := s.get(s.row(0, "absent"))
+		synctest.Wait()
+		assert.Equal(t, []contract.RowStatus{contract.Ready}, op.Poll().Rows, "an absent key answers Ready")
+		assert.True(t, untouched(s.mem.Bytes))
+	})
+}
+
+func TestIgnoresCancel(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newSubject(t, broken.IgnoresCancel, memdrv.Options{NoCancel: true})
+		assert.True(t, s.d.Capabilities().Cancel, "declares Cancel")
+		resume := s.d.Inner().Pause()
+		op := s.put(nil, s.row(0, "a"), s.row(1, "b"))
+		op.Cancel()
+		resume()
+		synctest.Wait()
+		assert.Equal(t, []contract.RowStatus{contract.Ready, contract.Ready}, op.Poll().Rows, "cancelled queued rows ran")
+		assert.Equal(t, 2, s.store.Len())
+	})
+}
+
+func TestUnprovableNotTerminal(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newSubject(t, broken.UnprovableNotTerminal, memdrv.Options{})
+		s.store.Set("k", object(slotBytes))
+		s.d.Inner().UnprovableGets("k")
+		op := s.get(s.row(0, "k"))
+		synctest.Wait()
+		assert.Equal(t, contract.Unprovable, op.Poll().Access)
+		assert.Equal(t, contract.Ended, op.Poll().Access, "Unprovable turned into Ended")
+		assert.Equal(t, 1, s.d.Inner().Unprovable(), "in fact it stays unprovable")
+	})
+}
+
+func TestPanicsInPut(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newSubject(t, broken.PanicsInPut, memdrv.Options{})
+		assert.Panics(t, func() { _, _ = s.d.Put(rows(s.row(0, "a")), nil) })
+		assert.Zero(t, s.d.Inner().Admitted(memdrv.PutDir))
+		op := s.get(s.row(0, "a"))
+		synctest.Wait()
+		assert.Equal(t, []contract.RowStatus{contract.Miss}, op.Poll().Rows, "gets still work")
+	})
+}
+
+func TestNilOperation(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newSubject(t, broken.NilOperation, memdrv.Options{})
+		op, err := s.d.Get(rows(s.row(0, "a")), nil, nil)
+		assert.Nil(t, op)
+		assert.NoError(t, err)
+		assert.Zero(t, s.d.Inner().Admitted(memdrv.GetDir))
+		put := s.put(nil, s.row(0, "a"))
+		synctest.Wait()
+		assert.Equal(t, []contract.RowStatus{contract.Ready}, put.Poll().Rows, "puts still work")
+	})
+}
+
+// TestEveryRuleHasATest keeps this file honest: a rule added to Rules
+// needs a test of its deviation here.
+func TestEveryRuleHasATest(t *testing.T) {
+	tested := []broken.Rule{
+		broken.WrongResultCount, broken.NoOnChange, broken.OnChangeAfterDrain,
+		broken.AccessEndsBeforeResults, broken.ResultsChangeAfterFinal, broken.UnregisterWhileBusy,
+		broken.DrainTrueWhileLive, broken.UnwrappedError, broken.WritesOutsideSpan,
+		broken.LongObjectSpills, broken.ShortObjectReady, broken.ReadyForAbsent,
+		broken.IgnoresCancel, broken.UnprovableNotTerminal, broken.PanicsInPut, broken.NilOperation,
+	}
+	for _, r := range broken.Rules() {
+		assert.True(t, slices.Contains(tested, r), "rule %s has no deviation test", r)
+	}
+}

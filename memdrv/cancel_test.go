@@ -1,0 +1,127 @@
+package memdrv_test
+
+import (
+	"testing"
+	"testing/synctest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/memdrv"
+)
+
+func TestCancelEndsUnstartedRows(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, memdrv.Options{})
+		resume := f.d.Pause()
+		called := new(counter)
+		op, err := f.d.Put(batch(f.row(0, "a"), f.row(1, "b"), f.row(2, "c")), called.inc)
+		require.NoError(t, err)
+		synctest.Wait()
+		assert.Equal(t, contract.OpState{Rows: statuses(contract.Pending, contract.Pending, contract.Pending), Access: contract.Open}, op.Poll())
+		assert.Zero(t, called.get(), "nothing changed yet")
+
+		op.Cancel()
+		// All three rows end at once, and so does access.
+		assert.Equal(t, contract.OpState{Rows: statuses(contract.Cancelled, contract.Cancelled, contract.Cancelled), Access: contract.Ended}, op.Poll())
+		synctest.Wait()
+		assert.Equal(t, int64(1), called.get(), "the callback came, on a driver goroutine")
+
+		op.Cancel() // a second cancel changes nothing and calls nothing
+		resume()
+		synctest.Wait()
+		assert.Equal(t, int64(1), called.get())
+		assert.Zero(t, f.store.Len(), "no cancelled row ran")
+		assert.Zero(t, f.d.Live())
+		f.teardown()
+	})
+}
+
+func TestCancelEndsOnlyUntakenRows(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, memdrv.Options{Workers: 1})
+		f.store.Set("a", pattern(slotBytes, 1))
+		gate := f.d.Hold(memdrv.GetDir)
+		op := f.get(f.row(0, "a"), f.row(1, "b"))
+		require.NoError(t, gate.Held(t.Context()))
+		op.Cancel()
+		synctest.Wait()
+		assert.Equal(t, contract.OpState{Rows: statuses(contract.Pending, contract.Cancelled), Access: contract.Open}, op.Poll(),
+			"the taken row runs on")
+		gate.Release()
+		synctest.Wait()
+		assert.Equal(t, contract.OpState{Rows: statuses(contract.Ready, contract.Cancelled), Access: contract.Ended}, op.Poll(),
+			"a completion after the cancel keeps its real verdict")
+		assert.True(t, untouched(f.mem.Slot(1)))
+		f.teardown()
+	})
+}
+
+func TestCompleteAfterCancel(t *testing.T) {
+	tests := []struct {
+		name     string
+		complete bool
+		want     contract.RowStatus
+	}{
+		{"on: completes with its verdict", true, contract.Ready},
+		{"off: ends cancelled", false, contract.Cancelled},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				f := newFixture(t, memdrv.Options{})
+				f.d.CompleteAfterCancel(tt.complete)
+				f.store.Set("k", pattern(slotBytes, 1))
+				gate := f.d.Hold(memdrv.GetDir)
+				op := f.get(f.row(0, "k"))
+				require.NoError(t, gate.Held(t.Context()))
+				op.Cancel()
+				synctest.Wait()
+				if !tt.complete {
+					// The row left the gate without the gate's release.
+					assert.Equal(t, contract.OpState{Rows: statuses(contract.Cancelled), Access: contract.Ended}, op.Poll())
+					assert.True(t, untouched(f.mem.Slot(0)))
+				}
+				gate.Release()
+				synctest.Wait()
+				assert.Equal(t, contract.OpState{Rows: statuses(tt.want), Access: contract.Ended}, op.Poll())
+				assert.Equal(t, tt.want == contract.Ready, !untouched(f.mem.Slot(0)))
+				f.teardown()
+			})
+		})
+	}
+}
+
+func TestNoCancelIgnoresCancel(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, memdrv.Options{NoCancel: true})
+		require.False(t, f.d.Capabilities().Cancel)
+		resume := f.d.Pause()
+		f.write(0, 1)
+		op := f.put(f.row(0, "a"))
+		op.Cancel()
+		synctest.Wait()
+		assert.Equal(t, statuses(contract.Pending), op.Poll().Rows)
+		resume()
+		synctest.Wait()
+		assert.Equal(t, contract.OpState{Rows: statuses(contract.Ready), Access: contract.Ended}, op.Poll())
+		f.teardown()
+	})
+}
+
+func TestPauseNestsAndResumeIsIdempotent(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, memdrv.Options{})
+		r1, r2 := f.d.Pause(), f.d.Pause()
+		op := f.put(f.row(0, "a"))
+		r1()
+		r1() // idempotent: does not undo the second pause
+		synctest.Wait()
+		assert.Equal(t, statuses(contract.Pending), op.Poll().Rows)
+		r2()
+		synctest.Wait()
+		assert.Equal(t, statuses(contract.Ready), op.Poll().Rows)
+		f.teardown()
+	})
+}

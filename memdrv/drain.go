@@ -1,0 +1,49 @@
+package memdrv
+
+import (
+	"context"
+
+	"github.com/kvshare/kvshare/contract"
+)
+
+// Drain stops taking work (every later Put, Get and registration is
+// refused), ends Cancelled every row no worker took (whatever
+// Capabilities.Cancel says), and waits within ctx until no worker runs a
+// row or delivers a callback. It returns true only if then every
+// operation's access ended and none is Unprovable; false when ctx ends
+// first, or at once when all that is left is Unprovable (that can never
+// change). No callback follows a Drain that returned true. Calling it
+// again answers anew.
+func (d *Driver) Drain(ctx context.Context) bool {
+	d.mu.Lock()
+	d.draining = true
+	var hit []*operation
+	for _, t := range d.queue[d.head:] {
+		if t.op.rows[t.row] == contract.Pending && t.op.cancelUntakenLocked(contract.Cancelled) {
+			hit = append(hit, t.op)
+		}
+	}
+	d.queue, d.head = nil, 0
+	for _, op := range hit {
+		d.notifyLocked(op)
+	}
+	for {
+		if d.busy == 0 && len(d.open) == 0 {
+			d.drained = len(d.unprovable) == 0
+			ok := d.drained
+			d.mu.Unlock()
+			return ok
+		}
+		wake := d.wake
+		d.mu.Unlock()
+		select {
+		case <-wake:
+			d.mu.Lock()
+		case <-ctx.Done():
+			d.mu.Lock()
+			d.drained = false
+			d.mu.Unlock()
+			return false
+		}
+	}
+}

@@ -1,0 +1,173 @@
+package memdrv_test
+
+import (
+	"context"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/memdrv"
+)
+
+func TestDrainCancelsQueuedRows(t *testing.T) {
+	for _, noCancel := range []bool{false, true} {
+		t.Run(map[bool]string{false: "cancel", true: "no cancel"}[noCancel], func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				f := newFixture(t, memdrv.Options{NoCancel: noCancel})
+				resume := f.d.Pause()
+				defer resume()
+				called := new(counter)
+				op, err := f.d.Get(batch(f.row(0, "a"), f.row(1, "b")), nil, called.inc)
+				require.NoError(t, err)
+
+				require.True(t, f.d.Drain(context.Background()))
+				assert.Equal(t, contract.OpState{Rows: statuses(contract.Cancelled, contract.Cancelled), Access: contract.Ended}, op.Poll())
+				assert.Equal(t, int64(1), called.get(), "Drain returned after the callback")
+
+				_, err = f.d.Put(batch(f.row(2, "c")), nil)
+				assert.ErrorIs(t, err, contract.ErrDriverRejected, "no work after Drain")
+				_, err = f.d.Get(batch(f.row(2, "c")), nil, nil)
+				assert.ErrorIs(t, err, contract.ErrDriverRejected, "no work after Drain")
+				require.NoError(t, f.d.Unregister(f.reg))
+				require.NoError(t, f.d.Close())
+			})
+		})
+	}
+}
+
+func TestDrainWaitsForAHeldRow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, memdrv.Options{})
+		f.store.Set("k", pattern(slotBytes, 1))
+		gate := f.d.Hold(memdrv.GetDir)
+		op := f.get(f.row(0, "k"))
+		require.NoError(t, gate.Held(t.Context()))
+
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		defer cancel()
+		start := time.Now()
+		assert.False(t, f.d.Drain(ctx), "a held row keeps access open")
+		assert.Equal(t, time.Second, time.Since(start), "Drain waited the whole context (bubble time)")
+		assert.Equal(t, 1, f.d.Live())
+		err := f.d.Close()
+		assert.ErrorIs(t, err, contract.ErrDriverRejected, "no Close after a false drain")
+
+		gate.Release()
+		assert.True(t, f.d.Drain(context.Background()))
+		assert.Equal(t, contract.OpState{Rows: statuses(contract.Ready), Access: contract.Ended}, op.Poll())
+		require.NoError(t, f.d.Unregister(f.reg))
+		require.NoError(t, f.d.Close())
+	})
+}
+
+func TestDrainWaitsForTheLastCallback(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, memdrv.Options{})
+		unblock := make(chan struct{})
+		entered := make(chan struct{}, 1)
+		called := new(counter)
+		onChange := func() {
+			entered <- struct{}{}
+			<-unblock
+			called.inc()
+		}
+		op, err := f.d.Put(batch(f.row(0, "a")), onChange)
+		require.NoError(t, err)
+		<-entered
+		// The row is final, access ended, but the worker is still inside
+		// the callback: Drain must not say true yet.
+		assert.Equal(t, contract.OpState{Rows: statuses(contract.Ready), Access: contract.Ended}, op.Poll())
+		assert.Zero(t, f.d.Live())
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		defer cancel()
+		assert.False(t, f.d.Drain(ctx))
+
+		close(unblock)
+		assert.True(t, f.d.Drain(context.Background()))
+		assert.Equal(t, int64(1), called.get(), "the callback returned before Drain did")
+		synctest.Wait()
+		assert.Equal(t, int64(1), called.get(), "no callback after a Drain that returned true")
+		require.NoError(t, f.d.Unregister(f.reg))
+		require.NoError(t, f.d.Close())
+	})
+}
+
+func TestDrainWithAnUnprovableGet(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, memdrv.Options{})
+		f.store.Set("k", pattern(slotBytes, 1))
+		f.d.UnprovableGets("k")
+		op := f.get(f.row(4, "k"))
+		synctest.Wait()
+		assert.Equal(t, contract.OpState{Rows: statuses(contract.Fault), Access: contract.Unprovable}, op.Poll())
+		assert.Equal(t, 1, f.d.Unprovable())
+		assert.Zero(t, f.d.Live())
+
+		// What is left can never change: Drain answers false at once,
+		// without a deadline (in the bubble, waiting would deadlock).
+		assert.False(t, f.d.Drain(context.Background()))
+		err := f.d.Unregister(f.reg)
+		assert.ErrorIs(t, err, contract.ErrDriverRejected)
+		assert.ErrorIs(t, err, memdrv.ErrRegionBusy)
+		assert.Contains(t, err.Error(), `key "k"`)
+		assert.Len(t, f.d.Regions(), 1, "the region stays registered for good")
+		assert.ErrorIs(t, f.d.Close(), contract.ErrDriverRejected)
+		assert.Equal(t, contract.Unprovable, op.Poll().Access, "terminal")
+	})
+}
+
+func TestCloseRules(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, memdrv.Options{})
+		err := f.d.Close()
+		require.ErrorIs(t, err, contract.ErrDriverRejected)
+		assert.Contains(t, err.Error(), "no Drain has returned true")
+
+		require.True(t, f.d.Drain(context.Background()))
+		err = f.d.Close()
+		require.ErrorIs(t, err, contract.ErrDriverRejected)
+		assert.Contains(t, err.Error(), "1 registrations not revoked")
+
+		require.NoError(t, f.d.Unregister(f.reg))
+		require.True(t, f.d.Drain(context.Background()), "Drain answers anew")
+		require.NoError(t, f.d.Close())
+		assert.NoError(t, f.d.Close(), "closing twice is nil")
+	})
+}
+
+func TestUnregisterWhileBusy(t *testing.T) {
+	for _, dir := range []memdrv.Direction{memdrv.PutDir, memdrv.GetDir} {
+		t.Run(dir.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				f := newFixture(t, memdrv.Options{})
+				other, otherReg := register(t, f.d, slotBytes, 2)
+				gate := f.d.Hold(dir)
+				var op contract.Operation
+				if dir == memdrv.PutDir {
+					op = f.put(f.row(5, "k"))
+				} else {
+					op = f.get(f.row(5, "k"))
+				}
+				require.NoError(t, gate.Held(t.Context()))
+
+				err := f.d.Unregister(f.reg)
+				require.ErrorIs(t, err, contract.ErrDriverRejected)
+				assert.ErrorIs(t, err, memdrv.ErrRegionBusy)
+				assert.Contains(t, err.Error(), "row 0")
+				assert.ElementsMatch(t, []contract.SlotRegion{f.mem.Region, other.Region}, f.d.Regions(), "stays registered")
+				assert.NoError(t, f.d.Unregister(otherReg), "a region no operation touches is free")
+
+				gate.Release()
+				synctest.Wait()
+				assert.Equal(t, contract.Ended, op.Poll().Access)
+				assert.NoError(t, f.d.Unregister(f.reg))
+				require.True(t, f.d.Drain(context.Background()))
+				require.NoError(t, f.d.Close())
+			})
+		})
+	}
+}

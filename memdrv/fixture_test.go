@@ -1,0 +1,125 @@
+package memdrv_test
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/memdrv"
+)
+
+// quiet is a logger for drivers whose tests provoke logged panics.
+var quiet = slog.New(slog.DiscardHandler)
+
+// fixture is one driver over a fresh store, with one registered region
+// of small slots whose every byte starts as fillByte.
+type fixture struct {
+	t     *testing.T
+	store *memdrv.Store
+	d     *memdrv.Driver
+	mem   *memdrv.Memory
+	reg   contract.Registration
+}
+
+const (
+	slotBytes = 64
+	slotCount = 8
+	fillByte  = 0xAA
+)
+
+func newFixture(t *testing.T, o memdrv.Options) *fixture {
+	t.Helper()
+	if o.Logger == nil {
+		o.Logger = quiet
+	}
+	s := memdrv.NewStore()
+	d := memdrv.New(s, o)
+	mem, reg := register(t, d, slotBytes, slotCount)
+	return &fixture{t: t, store: s, d: d, mem: mem, reg: reg}
+}
+
+// register allocates a region and registers it with d. The memory is
+// freed when the test ends (memdrv never touches a region once the rows
+// into it are final).
+func register(t *testing.T, d interface {
+	Register(contract.SlotRegion) (contract.Registration, error)
+}, sb int64, n int) (*memdrv.Memory, contract.Registration) {
+	t.Helper()
+	mem := alloc(t, sb, n, contract.Host)
+	reg, err := d.Register(mem.Region)
+	require.NoError(t, err)
+	return mem, reg
+}
+
+func alloc(t *testing.T, sb int64, n int, kind contract.MemoryKind) *memdrv.Memory {
+	t.Helper()
+	mem, err := memdrv.Alloc(sb, n, kind)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, mem.Free()) })
+	for i := range mem.Bytes {
+		mem.Bytes[i] = fillByte
+	}
+	return mem
+}
+
+// row is a row of one whole slot of the fixture's region.
+func (f *fixture) row(slot int, key string) contract.Row {
+	return contract.Row{Key: key, Spans: []contract.Span{f.mem.Region.Slot(slot)}}
+}
+
+func batch(rows ...contract.Row) contract.RowBatch { return contract.RowBatch{Rows: rows} }
+
+// write fills slot with a pattern derived from seed, and returns it.
+func (f *fixture) write(slot int, seed byte) []byte {
+	b := f.mem.Slot(slot)
+	for i := range b {
+		b[i] = seed + byte(i)
+	}
+	return bytes.Clone(b)
+}
+
+func (f *fixture) put(rows ...contract.Row) contract.Operation {
+	f.t.Helper()
+	op, err := f.d.Put(batch(rows...), nil)
+	require.NoError(f.t, err)
+	return op
+}
+
+func (f *fixture) get(rows ...contract.Row) contract.Operation {
+	f.t.Helper()
+	op, err := f.d.Get(batch(rows...), nil, nil)
+	require.NoError(f.t, err)
+	return op
+}
+
+// untouched reports whether every byte of b still holds fillByte.
+func untouched(b []byte) bool { return bytes.Count(b, []byte{fillByte}) == len(b) }
+
+// outside returns the fixture's region bytes outside slot.
+func (f *fixture) outside(slot int) []byte {
+	lo, hi := int64(slot)*slotBytes, int64(slot+1)*slotBytes
+	return append(bytes.Clone(f.mem.Bytes[:lo]), f.mem.Bytes[hi:]...)
+}
+
+// teardown drains the driver, revokes the fixture's region and closes
+// the driver, requiring each step to succeed.
+func (f *fixture) teardown() {
+	f.t.Helper()
+	require.True(f.t, f.d.Drain(context.Background()), "drain")
+	require.NoError(f.t, f.d.Unregister(f.reg))
+	require.NoError(f.t, f.d.Close())
+}
+
+// counter counts onChange calls.
+type counter struct{ n atomic.Int64 }
+
+func (c *counter) inc()       { c.n.Add(1) }
+func (c *counter) get() int64 { return c.n.Load() }
+
+// statuses builds a []RowStatus for comparisons.
+func statuses(s ...contract.RowStatus) []contract.RowStatus { return s }

@@ -1,0 +1,101 @@
+package memdrv
+
+import (
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/kvshare/kvshare/contract"
+)
+
+// Memory is a block of memory outside the Go heap, laid out as the slots
+// of one region: what a lender lends. Tests and the main job allocate it
+// with [Alloc] and hand Region to a driver's Register.
+//
+// Region.Base is the address of the mapping and Region.Len its length:
+// SlotBytes*SlotCount rounded up to a whole number of pages, so the bytes
+// past the last slot (if any) are padding that belongs to the region but
+// to no slot. Bytes views the whole mapping.
+type Memory struct {
+	// Region describes the mapping as one region of SlotCount slots.
+	Region contract.SlotRegion
+	// Bytes views the whole mapping, Region.Len bytes. Free sets it to
+	// nil.
+	Bytes []byte
+
+	mu      sync.Mutex
+	mapping []byte // as mmap returned it; nil once unmapped
+}
+
+// Alloc maps slotBytes*slotCount bytes of anonymous, zeroed memory
+// (rounded up to whole pages) outside the Go heap, for a region of kind
+// kind. A Device kind still maps host memory: it is a stand-in, labelled
+// Device, for tests of code that must treat device memory differently.
+//
+// Bad geometry (a size or count that is not positive, an unknown kind, a
+// size that overflows) is an error wrapping [contract.ErrInvalidRegion]
+// that names the argument; a failed mmap is an error naming the size.
+// The memory stays mapped until [Memory.Free].
+func Alloc(slotBytes int64, slotCount int, kind contract.MemoryKind) (*Memory, error) {
+	switch {
+	case kind != contract.Host && kind != contract.Device:
+		return nil, fmt.Errorf("%w: memdrv: alloc: kind is %v, want host or device", contract.ErrInvalidRegion, kind)
+	case slotBytes <= 0:
+		return nil, fmt.Errorf("%w: memdrv: alloc: slotBytes is %d, want > 0", contract.ErrInvalidRegion, slotBytes)
+	case slotCount <= 0:
+		return nil, fmt.Errorf("%w: memdrv: alloc: slotCount is %d, want > 0", contract.ErrInvalidRegion, slotCount)
+	}
+	page := int64(pageSize())
+	if slotBytes > (math.MaxInt-page)/int64(slotCount) {
+		return nil, fmt.Errorf("%w: memdrv: alloc: slotBytes*slotCount overflows (%d*%d)", contract.ErrInvalidRegion, slotBytes, slotCount)
+	}
+	size := (slotBytes*int64(slotCount) + page - 1) / page * page
+	b, base, err := mapAnon(int(size))
+	if err != nil {
+		return nil, fmt.Errorf("memdrv: alloc: map %d bytes: %w", size, err)
+	}
+	return &Memory{
+		Region: contract.SlotRegion{
+			Base:      base,
+			SlotBytes: slotBytes,
+			SlotCount: slotCount,
+			Len:       size,
+			Kind:      kind,
+		},
+		Bytes:   b,
+		mapping: b,
+	}, nil
+}
+
+// Slot returns the bytes of slot i, a slice of Bytes whose capacity ends
+// at the slot's end. It panics if i is not a slot of the region or the
+// memory was freed, as indexing a slice out of range does.
+func (m *Memory) Slot(i int) []byte {
+	if m.Bytes == nil {
+		panic("memdrv: Slot of freed memory")
+	}
+	if i < 0 || i >= m.Region.SlotCount {
+		panic(fmt.Sprintf("memdrv: slot %d out of range [0, %d)", i, m.Region.SlotCount))
+	}
+	sb := m.Region.SlotBytes
+	off := int64(i) * sb
+	return m.Bytes[off : off+sb : off+sb]
+}
+
+// Free unmaps the memory. Call it only once no driver can touch the
+// region any more (its registration was revoked, or never made). It is
+// idempotent: after a successful Free, later calls return nil. If the
+// unmap fails the memory stays mapped and Free may be called again.
+func (m *Memory) Free() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.mapping == nil {
+		return nil
+	}
+	if err := unmap(m.mapping); err != nil {
+		return fmt.Errorf("memdrv: free %d bytes at %#x: %w", len(m.mapping), m.Region.Base, err)
+	}
+	m.mapping = nil
+	m.Bytes = nil
+	return nil
+}

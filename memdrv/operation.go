@@ -1,0 +1,130 @@
+package memdrv
+
+import (
+	"github.com/kvshare/kvshare/contract"
+)
+
+// operation is one admitted Put or Get. Its state is guarded by the
+// driver's lock; its batch, direction and callback never change.
+type operation struct {
+	d        *Driver
+	dir      Direction
+	batch    contract.RowBatch
+	onChange func()
+
+	rows       []contract.RowStatus
+	taken      []bool // a worker took the row (it will settle it)
+	pending    int    // rows not final
+	access     contract.Access
+	unprovable bool          // a row could not prove its access ended
+	cancelled  chan struct{} // closed by the first Cancel
+}
+
+func newOperation(d *Driver, dir Direction, b contract.RowBatch, onChange func()) *operation {
+	return &operation{
+		d:         d,
+		dir:       dir,
+		batch:     b,
+		onChange:  onChange,
+		rows:      make([]contract.RowStatus, len(b.Rows)),
+		taken:     make([]bool, len(b.Rows)),
+		pending:   len(b.Rows),
+		cancelled: make(chan struct{}),
+	}
+}
+
+// Poll returns one status per row, in batch order, and the access state:
+// a fresh snapshot. Row results are recorded before access leaves Open,
+// in the same step as the last of them.
+func (op *operation) Poll() contract.OpState {
+	op.d.mu.Lock()
+	defer op.d.mu.Unlock()
+	return contract.OpState{Rows: append([]contract.RowStatus(nil), op.rows...), Access: op.access}
+}
+
+// Cancel ends Cancelled every row no worker took, when the driver
+// declares Cancel; otherwise it does nothing. Rows a worker took run on,
+// unless [Driver.CompleteAfterCancel] was turned off and the row is
+// still waiting at a gate. The callback for the rows it ends runs on a
+// goroutine of the driver, never in Cancel.
+func (op *operation) Cancel() {
+	d := op.d
+	if !d.caps.Cancel {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	select {
+	case <-op.cancelled:
+	default:
+		close(op.cancelled)
+	}
+	if op.cancelUntakenLocked(contract.Cancelled) {
+		d.notifyLocked(op)
+	}
+}
+
+// cancelUntakenLocked gives every row no worker took the final status st
+// (their queue entries are skipped later) and ends access if that was
+// the last row. It reports whether any row changed.
+func (op *operation) cancelUntakenLocked(st contract.RowStatus) bool {
+	changed := false
+	for i, r := range op.rows {
+		if r == contract.Pending && !op.taken[i] {
+			op.rows[i] = st
+			op.pending--
+			changed = true
+		}
+	}
+	if changed {
+		op.endAccessLocked()
+	}
+	return changed
+}
+
+// settleLocked records the final status of a row a worker ran.
+func (op *operation) settleLocked(i int, st contract.RowStatus, unprovable bool) {
+	op.rows[i] = st
+	op.pending--
+	op.unprovable = op.unprovable || unprovable
+	op.endAccessLocked()
+}
+
+// endAccessLocked moves access out of Open once every row is final. A
+// row is final only after the worker that took it is done with its
+// memory, so this is the proof the driver has.
+func (op *operation) endAccessLocked() {
+	if op.pending > 0 || op.access != contract.Open {
+		return
+	}
+	d := op.d
+	delete(d.open, op)
+	if op.unprovable {
+		op.access = contract.Unprovable
+		d.unprovable = append(d.unprovable, op)
+	} else {
+		op.access = contract.Ended
+	}
+	d.wakeLocked()
+}
+
+// rowOf returns the first row with a span overlapping r, or -1.
+func (op *operation) rowOf(r contract.SlotRegion) int {
+	lo, hi := r.Base, r.Base+uintptr(r.Len)
+	for i, row := range op.batch.Rows {
+		for _, s := range row.Spans {
+			if s.Addr < hi && s.End() > lo {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// keyIn returns the key of rowOf(r), or "".
+func (op *operation) keyIn(r contract.SlotRegion) string {
+	if i := op.rowOf(r); i >= 0 {
+		return op.batch.Rows[i].Key
+	}
+	return ""
+}

@@ -1,0 +1,206 @@
+package memdrv
+
+import (
+	"sync"
+
+	"github.com/kvshare/kvshare/contract"
+)
+
+// scene is the state of the scenario hooks, guarded by the driver's lock.
+type scene struct {
+	gates          [3]*Gate // by Direction
+	crash          [3]bool  // by Direction
+	failReads      map[string]struct{}
+	unprovableGets map[string]struct{}
+	paused         int
+	cancelHeld     bool  // CompleteAfterCancel(false)
+	failRegister   error // staged by FailNextRegister
+	failBatch      *bool // staged by FailNextRegistration: whether live
+	rowEnd         func(RowEnd) contract.RowStatus
+	admitted       [3]int // by Direction
+	hints          int
+	lastHint       contract.Hint
+}
+
+// sceneRow is what the hooks say about one store call.
+type sceneRow struct {
+	crash, failRead, unprovable bool
+}
+
+// sceneFor reads the hooks that apply to a store call in dir of key.
+func (d *Driver) sceneFor(dir Direction, key string) sceneRow {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	sc := sceneRow{crash: d.scene.crash[dir]}
+	if dir == GetDir {
+		_, sc.failRead = d.scene.failReads[key]
+		_, sc.unprovable = d.scene.unprovableGets[key]
+	}
+	return sc
+}
+
+// Hold makes every row in dir that a worker takes from now on block at
+// the store call, before the store sees it, until the gate is released.
+// A blocked row counts as started: it was taken, Cancel does not end it
+// (see [Driver.CompleteAfterCancel]), its operation's access stays Open,
+// and it keeps its worker busy. A later Hold of the same direction
+// replaces the gate for rows taken after it. It panics if dir is not
+// PutDir or GetDir.
+func (d *Driver) Hold(dir Direction) *Gate {
+	dir.mustBeValid()
+	g := &Gate{d: d, dir: dir, arrived: make(chan struct{}), released: make(chan struct{})}
+	d.mu.Lock()
+	d.scene.gates[dir] = g
+	d.mu.Unlock()
+	return g
+}
+
+// Crash makes every store call in dir from now on panic inside the
+// worker. The driver recovers it: the row ends Fault, and so does every
+// row of its operation no worker took yet; access ends as usual once the
+// rows other workers run are final. It panics if dir is not PutDir or
+// GetDir.
+func (d *Driver) Crash(dir Direction) {
+	dir.mustBeValid()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.scene.crash[dir] = true
+}
+
+// FailReads makes every later get of these keys fail while reading: the
+// row ends Fault and, when the object would fit, the first half of it
+// lands in the head of the slot (a Fault's slot is undefined). Gets of
+// keys absent or being written still end Miss or NotReady.
+func (d *Driver) FailReads(keys ...string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.scene.failReads = addKeys(d.scene.failReads, keys)
+}
+
+// UnprovableGets makes every later get of these keys end Fault with its
+// operation's access Unprovable: the driver acts as if the transfer might
+// still be running. Nothing is written. The operation then pins every
+// region it has spans in for good: Unregister of them fails, Drain
+// returns false and Close is refused, as the driver rules require.
+func (d *Driver) UnprovableGets(keys ...string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.scene.unprovableGets = addKeys(d.scene.unprovableGets, keys)
+}
+
+func addKeys(set map[string]struct{}, keys []string) map[string]struct{} {
+	if set == nil {
+		set = make(map[string]struct{}, len(keys))
+	}
+	for _, k := range keys {
+		set[k] = struct{}{}
+	}
+	return set
+}
+
+// Pause stops the workers from taking new rows until resume is called:
+// operations admitted meanwhile stay unstarted (Cancel and Drain end
+// their rows Cancelled). Rows already taken run on. Pauses nest: workers
+// take rows again once every pause was resumed. resume is idempotent.
+func (d *Driver) Pause() (resume func()) {
+	d.mu.Lock()
+	d.scene.paused++
+	d.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			d.mu.Lock()
+			defer d.mu.Unlock()
+			d.scene.paused--
+			d.spawnLocked()
+		})
+	}
+}
+
+// CompleteAfterCancel says what happens to a row blocked at a gate when
+// its operation is cancelled. On (the default), the row stays blocked
+// and, once released, completes with its real verdict: a completion that
+// arrives after the cancel. Off, the row leaves the gate at once and ends
+// Cancelled, which is true, since nothing reached the store or touched
+// its memory.
+func (d *Driver) CompleteAfterCancel(on bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.scene.cancelHeld = !on
+}
+
+// Live returns the number of operations whose access is Open now.
+func (d *Driver) Live() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.open)
+}
+
+// Unprovable returns the number of operations whose access is
+// Unprovable (for good).
+func (d *Driver) Unprovable() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.unprovable)
+}
+
+// Admitted returns the number of operations admitted in dir so far.
+func (d *Driver) Admitted(dir Direction) int {
+	dir.mustBeValid()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.scene.admitted[dir]
+}
+
+// HintsSeen returns how many admitted gets carried a non-nil hint, and
+// the last such hint.
+func (d *Driver) HintsSeen() (n int, last contract.Hint) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.scene.hints, d.scene.lastHint
+}
+
+// Regions returns the regions registered now, in no particular order.
+func (d *Driver) Regions() []contract.SlotRegion {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.liveLocked()
+}
+
+// FailNextRegister makes the next Register that passes validation fail
+// with err instead of registering. A [*contract.RegistrationError] with
+// a non-zero Registration stages a registration that may be live: the
+// region is registered for real and the error returned carries its real
+// handle (the staged value only says "non-zero"). Any other error is
+// returned as it is and nothing is registered. nil clears a staged
+// failure.
+func (d *Driver) FailNextRegister(err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.scene.failRegister = err
+}
+
+// RowEnd is what a worker knows about a row when its store call ended,
+// before its verdict is recorded (see [Driver.OnRowEnd]).
+type RowEnd struct {
+	Dir   Direction
+	Key   string
+	Spans []contract.Span
+	// Object is, for a get, the complete object the store held under
+	// Key (read-only); nil otherwise.
+	Object []byte
+	// Status is memdrv's verdict.
+	Status contract.RowStatus
+}
+
+// OnRowEnd installs f, called on the worker after every later row's store
+// call and before its verdict is recorded, while access is still Open;
+// the final status f returns is recorded instead of RowEnd.Status (a
+// status that is not final is ignored). It exists so that package broken
+// can bend one rule, and tests can watch the order rows run in; nil
+// removes it. f runs outside the driver's lock and may call its methods.
+func (d *Driver) OnRowEnd(f func(RowEnd) contract.RowStatus) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.scene.rowEnd = f
+}

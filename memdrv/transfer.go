@@ -1,0 +1,76 @@
+package memdrv
+
+import (
+	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/memdrv/internal/rawmem"
+)
+
+// put stores the row's bytes under its key, never overwriting: a key
+// with a complete object is Ready (the first object stays), a key being
+// written is NotReady, an object beyond the store's capacity Declined.
+// The bytes are copied out of the row's spans before the object becomes
+// visible, so it is whole or absent.
+func (d *Driver) put(row contract.Row) contract.RowStatus {
+	size := row.Bytes()
+	w, verdict := d.store.reserve(row.Key, size)
+	if w == nil {
+		return verdict
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			d.store.abandon(w)
+		}
+	}()
+	data := make([]byte, 0, size)
+	for _, s := range row.Spans {
+		data = append(data, rawmem.At(s.Addr, s.Len)...)
+	}
+	committed = true
+	if !d.store.commit(w, data) {
+		return contract.Fault // deleted or replaced while being written
+	}
+	return contract.Ready
+}
+
+// get reads the key's object into the row's spans. Only an object of
+// exactly the row's size is Ready. A shorter one lands in the head of
+// the spans and is a Fault; a longer one is a Fault with nothing
+// written. No byte outside the spans is ever written.
+func (d *Driver) get(row contract.Row, sc sceneRow) rowEnd {
+	if sc.unprovable {
+		return rowEnd{status: contract.Fault, unprovable: true}
+	}
+	obj, verdict := d.store.lookup(row.Key)
+	if verdict != contract.Ready {
+		return rowEnd{status: verdict}
+	}
+	end := rowEnd{status: contract.Fault, object: obj}
+	size := row.Bytes()
+	switch {
+	case sc.failRead:
+		// The read broke half way: the head of the slot may hold part
+		// of the object.
+		if int64(len(obj)) <= size {
+			scatter(row.Spans, obj[:len(obj)/2])
+		}
+	case int64(len(obj)) == size:
+		scatter(row.Spans, obj)
+		end.status = contract.Ready
+	case int64(len(obj)) < size:
+		scatter(row.Spans, obj)
+	}
+	return end
+}
+
+// scatter copies data into the spans in order, stopping when data runs
+// out. len(data) never exceeds the spans' total length.
+func scatter(spans []contract.Span, data []byte) {
+	for _, s := range spans {
+		if len(data) == 0 {
+			return
+		}
+		n := copy(rawmem.At(s.Addr, s.Len), data)
+		data = data[n:]
+	}
+}

@@ -1,0 +1,108 @@
+package mooncakesdk
+
+import (
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+)
+
+// The ranges a store config's numbers must lie in.
+const (
+	MaxWorkers      = 1024
+	MaxRowsPerCall  = 1 << 16
+	MaxBytesPerCall = 1 << 40
+)
+
+// check returns a refusal for every value out of its range.
+func (c StoreConfig) check() []*ConfigError {
+	var findings []*ConfigError
+	refuse := func(section, key, format string, args ...any) {
+		findings = append(findings, &ConfigError{File: c.File, Section: section, Key: key, Reason: fmt.Sprintf(format, args...)})
+	}
+	inRange := func(section, key string, v, lo, hi int64) {
+		if v < lo || v > hi {
+			refuse(section, key, "must be between %d and %d, got %d", lo, hi, v)
+		}
+	}
+	noNUL := func(section, key, v string) bool {
+		if strings.IndexByte(v, 0) >= 0 {
+			refuse(section, key, "must not hold a NUL byte")
+			return false
+		}
+		return true
+	}
+	required := func(section, key, v string) bool {
+		if v == "" {
+			refuse(section, key, "is required")
+			return false
+		}
+		return noNUL(section, key, v)
+	}
+
+	b := c.Blob
+	noNUL("blob", "key_prefix", b.KeyPrefix)
+	inRange("blob", "rows_per_call", int64(b.RowsPerCall), 0, MaxRowsPerCall)
+	inRange("blob", "bytes_per_call", b.BytesPerCall, 0, MaxBytesPerCall)
+
+	m := c.Mooncake
+	noNUL("mooncake", "library", m.Library)
+	for i, h := range m.SDKSHA256 {
+		if !isSHA256Hex(h) {
+			refuse("mooncake", "sdk_sha256", "item %d (%q) is not a SHA-256 in hex (64 hex digits)", i, h)
+		}
+	}
+	if required("mooncake", "master", m.Master) {
+		if reason := masterAddrProblem(m.Master); reason != "" {
+			refuse("mooncake", "master", "%s, got %q", reason, m.Master)
+		}
+	}
+	required("mooncake", "metadata_server", m.MetadataServer)
+	if m.Protocol != "tcp" && m.Protocol != "rdma" {
+		refuse("mooncake", "protocol", `must be "tcp" or "rdma", got %q`, m.Protocol)
+	}
+	for i, dev := range m.Devices {
+		if dev == "" || strings.ContainsAny(dev, ", \t\x00") {
+			refuse("mooncake", "devices", "item %d (%q) is not a device name", i, dev)
+		}
+	}
+	required("mooncake", "local_hostname", m.LocalHostname)
+	inRange("mooncake", "workers", int64(m.Workers), 1, MaxWorkers)
+	inRange("mooncake", "rows_per_call", int64(m.RowsPerCall), 1, MaxRowsPerCall)
+	inRange("mooncake", "bytes_per_call", m.BytesPerCall, 1, MaxBytesPerCall)
+	return findings
+}
+
+// masterAddrProblem says why addr is not one host:port, or "".
+func masterAddrProblem(addr string) string {
+	if strings.ContainsAny(addr, ",; \t") {
+		return "an HA master list is not supported: give one host:port"
+	}
+	if strings.Contains(addr, "://") {
+		return "must be host:port, not a URL"
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "must be host:port"
+	}
+	if host == "" {
+		return "must name a host"
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 1 || n > 65535 {
+		return "must have a port between 1 and 65535"
+	}
+	return ""
+}
+
+func isSHA256Hex(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, r := range s {
+		if !strings.ContainsRune("0123456789abcdefABCDEF", r) {
+			return false
+		}
+	}
+	return true
+}

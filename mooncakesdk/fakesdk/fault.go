@@ -1,0 +1,157 @@
+package fakesdk
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/kvshare/kvshare/mooncakesdk"
+)
+
+// Op names the client call a fault strikes.
+type Op uint8
+
+// The calls of a [mooncakesdk.Client].
+const (
+	Put        Op = iota + 1 // BatchPutFrom
+	Get                      // BatchGetInto
+	Exist                    // BatchIsExist
+	Register                 // RegisterBuffer
+	Unregister               // UnregisterBuffer
+	Health                   // HealthCheck
+)
+
+// String names the op: "put", "get", …
+func (o Op) String() string {
+	switch o {
+	case Put:
+		return "put"
+	case Get:
+		return "get"
+	case Exist:
+		return "exist"
+	case Register:
+		return "register"
+	case Unregister:
+		return "unregister"
+	case Health:
+		return "health"
+	}
+	return fmt.Sprintf("Op(%d)", uint8(o))
+}
+
+// cFunc is the C function the real client calls for o; the fake's
+// errors name it the same way.
+func (o Op) cFunc() string {
+	switch o {
+	case Put:
+		return "mooncake_store_batch_put_from"
+	case Get:
+		return "mooncake_store_batch_get_into"
+	case Exist:
+		return "mooncake_store_batch_is_exist"
+	case Register:
+		return "mooncake_store_register_buffer"
+	case Unregister:
+		return "mooncake_store_unregister_buffer"
+	case Health:
+		return "mooncake_store_health_check"
+	}
+	return o.String()
+}
+
+// Phase says when a fault strikes relative to the data.
+type Phase uint8
+
+const (
+	// BeforeLanding: the fault strikes before any byte moved: a put
+	// stores nothing, a get writes nothing.
+	BeforeLanding Phase = iota
+	// AfterLanding: the data moved first (a put's object is stored
+	// complete, a get's buffer is written), then the fault strikes.
+	AfterLanding
+)
+
+// Fault is one scripted misbehaviour of the store. Exactly one of Code,
+// Fail, Panic and Hold says what happens.
+type Fault struct {
+	// Op is the call it strikes.
+	Op Op
+	// Key narrows it: a per-key fault (Code) answers for that key only;
+	// a call-level one (Fail, Panic, Hold) strikes only calls holding the
+	// key. Empty: a Code answers for every key of the call, a call-level
+	// fault strikes every call.
+	Key string
+
+	// Code is the answer. For Put, Get and Exist it is the per-key
+	// answer, replacing the store's own (a put's or get's data move
+	// according to Phase and Running, and only for a key the store would
+	// have served). For Register, Unregister and Health it is the
+	// function's own answer (for Health, 1 and 2 are the library's "not
+	// initialised" and "master unreachable").
+	Code mooncakesdk.Code
+	// Fail makes the whole call answer the library's -1: the method
+	// returns a [*mooncakesdk.CallError] and writes no result. With
+	// AfterLanding the data moved before it failed.
+	Fail bool
+	// Panic makes the call panic (after the data moved, with
+	// AfterLanding), as a broken binding might.
+	Panic bool
+	// Hold stops the call at the gate after it claimed its keys (a put's
+	// keys are in flight from then on) until the gate opens.
+	Hold *Gate
+
+	// Phase places Code and Fail and Panic before or after the data moved.
+	Phase Phase
+	// Running, with a Code on Put or Get, models a transfer the store
+	// gave up on while it still runs (TRANSFER_FAIL after the 60 s wait):
+	// the call answers Code at once; once Running opens, the transfer
+	// reads the put's buffer or writes the object into the get's buffer,
+	// then ends. A put's object is not stored. The caller keeps the
+	// memory mapped until Running's Wait returns.
+	Running *Gate
+
+	// Times is how many calls the fault strikes; 0 means every matching
+	// call.
+	Times int
+}
+
+// ErrScript: a fault that cannot be scripted (no kind, two kinds, a
+// modifier that does not fit).
+var ErrScript = errors.New("fakesdk: fault cannot be scripted")
+
+func (f Fault) check() error {
+	kinds := 0
+	for _, set := range []bool{f.Code != 0, f.Fail, f.Panic, f.Hold != nil} {
+		if set {
+			kinds++
+		}
+	}
+	switch {
+	case f.Op < Put || f.Op > Health:
+		return fmt.Errorf("%w: unknown op %v", ErrScript, f.Op)
+	case kinds != 1:
+		return fmt.Errorf("%w: exactly one of Code, Fail, Panic, Hold must be set, got %d", ErrScript, kinds)
+	case f.Running != nil && (f.Code == 0 || (f.Op != Put && f.Op != Get)):
+		return fmt.Errorf("%w: Running needs a Code on a put or a get", ErrScript)
+	case f.Times < 0:
+		return fmt.Errorf("%w: Times %d is negative", ErrScript, f.Times)
+	case f.Key != "" && f.Op > Exist:
+		return fmt.Errorf("%w: Key narrows only put, get and exist faults", ErrScript)
+	}
+	return nil
+}
+
+// scripted is a fault with its remaining strikes (-1: unlimited).
+type scripted struct {
+	Fault
+	left int
+}
+
+func (f *scripted) callLevel() bool { return f.Fail || f.Panic || f.Hold != nil }
+
+// strike counts one call struck; false once the fault is used up.
+func (f *scripted) strike() {
+	if f.left > 0 {
+		f.left--
+	}
+}

@@ -1,0 +1,192 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// Pool runs parts of kind Get and Put on a fixed set of worker
+// goroutines, in the order the package documentation sets out. P is the
+// caller's description of a part; the pool hands it to run and to
+// Cancel's predicate and never looks inside it.
+//
+// Every method is safe to call from any goroutine, including from inside
+// run. A Pool must be made by New.
+type Pool[P any] struct {
+	run     func(P)
+	workers int
+
+	mu      sync.Mutex
+	wake    sync.Cond // L is &mu; signalled per queued part, broadcast at Stop
+	order   dispatch[P]
+	stopped bool
+	alive   int           // worker goroutines not yet returned
+	exited  chan struct{} // closed by the last worker to return
+}
+
+// New starts a pool of workers goroutines that call run, one part per
+// call, never more than workers calls at once. The goroutines stay until
+// Stop: the owner must call Stop, or they are never released.
+//
+// New returns an error wrapping [ErrInvalid], and starts nothing, when
+// workers is below one or run is nil.
+func New[P any](workers int, run func(P)) (*Pool[P], error) {
+	if workers < 1 {
+		return nil, fmt.Errorf("%w: workers is %d, want at least 1", ErrInvalid, workers)
+	}
+	if run == nil {
+		return nil, fmt.Errorf("%w: run is nil", ErrInvalid)
+	}
+	pool := &Pool[P]{
+		run:     run,
+		workers: workers,
+		order:   newDispatch[P](workers),
+		alive:   workers,
+		exited:  make(chan struct{}),
+	}
+	pool.wake.L = &pool.mu
+	for range workers {
+		go pool.work()
+	}
+	return pool, nil
+}
+
+// Submit queues p as a part of kind k. It never runs p itself and never
+// waits for a worker. The part runs later on a pool goroutine, unless
+// Cancel removes it first or Stop is called before a worker takes it.
+//
+// Submit returns an error wrapping [ErrInvalid] when k is neither Get nor
+// Put, and one wrapping [ErrStopped] once Stop has been called; in both
+// cases p is not queued.
+func (pool *Pool[P]) Submit(k Kind, p P) error {
+	if !k.valid() {
+		return fmt.Errorf("%w: kind %v is neither get nor put", ErrInvalid, k)
+	}
+	pool.mu.Lock()
+	if pool.stopped {
+		pool.mu.Unlock()
+		return fmt.Errorf("%w: %v part refused", ErrStopped, k)
+	}
+	pool.order.add(k, p)
+	pool.mu.Unlock()
+	pool.wake.Signal()
+	return nil
+}
+
+// Cancel removes from the queue every part for which match returns true
+// and returns the removed parts in the order they were submitted (nil if
+// none). A removed part never runs. Parts already taken by a worker are
+// never removed: Cancel does not stop running parts.
+//
+// match is called on the calling goroutine, without the pool's lock (it
+// may call the pool's methods), at most once per part queued when Cancel
+// began. A part a worker takes while match is being called runs, and is
+// not returned; a part submitted after Cancel began is not considered.
+//
+// Cancel works before and after Stop; after Stop it is how the caller
+// collects the parts that will now never run.
+func (pool *Pool[P]) Cancel(match func(P) bool) []P {
+	pool.mu.Lock()
+	gets := slices.Clone(pool.order.gets.live())
+	puts := slices.Clone(pool.order.puts.live())
+	pool.mu.Unlock()
+
+	getSeqs, putSeqs := matching(gets, match), matching(puts, match)
+	if len(getSeqs)+len(putSeqs) == 0 {
+		return nil
+	}
+	pool.mu.Lock()
+	defer pool.mu.Unlock()
+	return pool.order.remove(getSeqs, putSeqs)
+}
+
+// matching returns, in rising order, the seq of every entry whose part
+// match accepts.
+func matching[P any](entries []entry[P], match func(P) bool) []uint64 {
+	var seqs []uint64
+	for _, e := range entries {
+		if match(e.part) {
+			seqs = append(seqs, e.seq)
+		}
+	}
+	return seqs
+}
+
+// Stop stops the pool taking parts and waits, within ctx, for the parts
+// running to return. It reports true when every worker goroutine has
+// left its loop: no part runs and none will, and the goroutines end right
+// after; whatever the run calls did happens before Stop reports true.
+// It reports false when ctx ended first; the workers still running then
+// return as their parts do, and Stop may be called again to wait more.
+//
+// From the first call on, Submit fails with [ErrStopped] and queued parts
+// stay queued, never run: collect them with Cancel. Stop cancels no
+// running part; the caller's run function must end on its own.
+//
+// Called from inside run, Stop cannot report true (it would wait for the
+// calling part), so it returns false when ctx ends.
+func (pool *Pool[P]) Stop(ctx context.Context) bool {
+	pool.mu.Lock()
+	if !pool.stopped {
+		pool.stopped = true
+		pool.wake.Broadcast()
+	}
+	pool.mu.Unlock()
+
+	select {
+	case <-pool.exited:
+		return true
+	case <-ctx.Done():
+	}
+	// The context ended; the workers may have returned at the same time.
+	select {
+	case <-pool.exited:
+		return true
+	default:
+		return false
+	}
+}
+
+// Queued returns the number of parts waiting for a worker.
+func (pool *Pool[P]) Queued() int {
+	pool.mu.Lock()
+	defer pool.mu.Unlock()
+	return pool.order.queued()
+}
+
+// Running returns the number of parts taken by a worker whose run call
+// has not yet returned.
+func (pool *Pool[P]) Running() int {
+	pool.mu.Lock()
+	defer pool.mu.Unlock()
+	return pool.order.running
+}
+
+// Workers returns the number of worker goroutines the pool was made
+// with.
+func (pool *Pool[P]) Workers() int { return pool.workers }
+
+// work is one worker goroutine: take a part, run it without the lock,
+// repeat until Stop. A panic in run is not recovered here; it ends the
+// program like any unrecovered panic, with the lock not held.
+func (pool *Pool[P]) work() {
+	pool.mu.Lock()
+	for !pool.stopped {
+		k, p, ok := pool.order.take()
+		if !ok {
+			pool.wake.Wait()
+			continue
+		}
+		pool.mu.Unlock()
+		pool.run(p)
+		pool.mu.Lock()
+		pool.order.done(k)
+	}
+	pool.alive--
+	if pool.alive == 0 {
+		close(pool.exited)
+	}
+	pool.mu.Unlock()
+}
