@@ -1,0 +1,169 @@
+package binding
+
+import (
+	"fmt"
+
+	"github.com/kvshare/kvshare/contract"
+)
+
+// direction is which way an attempt moves rows.
+type direction uint8
+
+const (
+	fetch   direction = iota + 1 // store → slots (driver Get)
+	publish                      // slots → store (driver Put)
+)
+
+func (d direction) String() string {
+	if d == fetch {
+		return "fetch"
+	}
+	return "publish"
+}
+
+// attempt is one submitted view: the backend's [contract.Attempt]. Every
+// field below the line is guarded by the backend's mutex.
+type attempt struct {
+	b     *Backend
+	id    uint64
+	dir   direction
+	view  contract.View
+	hint  contract.Hint
+	first []int // view-order index of each group's first row
+	total int   // rows in the view
+	done  chan struct{}
+
+	// ---- guarded by b.mu ----
+	delivered  []bool  // Ready rows, view order; frozen once known
+	calls      []*call // handed over, in order
+	handing    bool    // the submitter may still hand calls over
+	handed     int     // rows handed over so far (a prefix of the view)
+	stop       bool    // hand no more calls over
+	cancelled  bool
+	fault      error
+	faultAt    int // view row of fault, or -1
+	pending    int // calls handed whose results are not recorded
+	accessOpen int // calls handed whose access has not ended (unprovable ones stay)
+	unprovable int // calls whose access can never be proven ended
+	known      bool
+	outcome    contract.Outcome
+	quiesced   bool
+}
+
+var _ contract.Attempt = (*attempt)(nil)
+
+func newAttempt(b *Backend, dir direction, v contract.View, h contract.Hint) *attempt {
+	a := &attempt{
+		b:       b,
+		dir:     dir,
+		view:    v,
+		hint:    h,
+		first:   make([]int, len(v.Groups)),
+		done:    make(chan struct{}),
+		handing: true,
+		faultAt: -1,
+	}
+	for gi, g := range v.Groups {
+		a.first[gi] = a.total
+		a.total += len(g.Slots)
+	}
+	a.delivered = make([]bool, a.total)
+	return a
+}
+
+// String returns the attempt's label, "attempt <id> (fetch)" or
+// "attempt <id> (publish)", as Shutdown reports it.
+func (a *attempt) String() string { return fmt.Sprintf("attempt %d (%v)", a.id, a.dir) }
+
+// Outcome returns the outcome once it is known. Its Delivered slice is the
+// attempt's own and is never written again.
+func (a *attempt) Outcome() (contract.Outcome, bool) {
+	a.b.mu.Lock()
+	defer a.b.mu.Unlock()
+	return a.outcome, a.known
+}
+
+// Quiesced reports whether no driver can touch the attempt's slots any
+// more.
+func (a *attempt) Quiesced() bool {
+	a.b.mu.Lock()
+	defer a.b.mu.Unlock()
+	return a.quiesced
+}
+
+// Done returns a channel closed at quiescence.
+func (a *attempt) Done() <-chan struct{} { return a.done }
+
+// Cancel stops handing the attempt's calls over (those rows end
+// Cancelled) and asks the driver to cancel the calls it holds whose
+// results are not known. Calls already running run on; quiescence waits
+// for them. Cancel after the outcome is known does nothing. It makes no
+// fault: rows that did not arrive are simply undelivered.
+func (a *attempt) Cancel() {
+	b := a.b
+	b.mu.Lock()
+	if a.known || a.cancelled {
+		b.mu.Unlock()
+		return
+	}
+	a.cancelled = true
+	a.stop = true
+	cancels := a.unsettledLocked(0)
+	b.mu.Unlock()
+	b.cancelCalls(cancels)
+}
+
+// unsettledLocked returns the handed-over calls from index from on whose
+// results are not recorded and whose operation is known.
+func (a *attempt) unsettledLocked(from int) []*call {
+	var cs []*call
+	for _, c := range a.calls[from:] {
+		if !c.resultsDone && c.op != nil {
+			cs = append(cs, c)
+		}
+	}
+	return cs
+}
+
+// noteFaultLocked keeps the fault of the earliest row in view order.
+func (a *attempt) noteFaultLocked(row int, err error) {
+	if a.known {
+		return
+	}
+	if a.faultAt < 0 || row < a.faultAt {
+		a.fault, a.faultAt = err, row
+	}
+}
+
+// settleLocked publishes the outcome once every call handed over has its
+// results and no more can be handed over, and quiescence once, on top,
+// every call's access has ended. It reports whether it published either.
+func (b *Backend) settleLocked(a *attempt) bool {
+	published := false
+	if !a.known && !a.handing && a.pending == 0 {
+		a.known = true
+		a.outcome = contract.Outcome{Delivered: a.delivered, Fault: a.fault}
+		published = true
+	}
+	if a.known && !a.quiesced && (!a.handing || a.stop) && a.accessOpen == 0 {
+		a.quiesced = true
+		close(a.done)
+		delete(b.open, a)
+		b.broadcastLocked()
+		published = true
+	}
+	return published
+}
+
+// forceLocked sets the outcome now, with what is known: rows whose results
+// are not recorded are undelivered. Nothing more is handed over.
+func (b *Backend) forceLocked(a *attempt, fault error) bool {
+	a.stop = true
+	if a.known {
+		return false
+	}
+	a.known = true
+	a.outcome = contract.Outcome{Delivered: a.delivered, Fault: fault}
+	b.settleLocked(a)
+	return true
+}

@@ -1,0 +1,215 @@
+package binding
+
+import (
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/keys"
+	"github.com/kvshare/kvshare/rowbatch"
+)
+
+// DefaultSlowCall is how long a driver call runs before the backend logs
+// it, when [Config.SlowCall] is 0.
+const DefaultSlowCall = 60 * time.Second
+
+// Config is what [New] builds a backend from. The zero value is not
+// usable: KeyPrefix is required.
+type Config struct {
+	// KeyPrefix starts every store key; keys.NewStem checks it.
+	KeyPrefix string
+	// MaxRowsPerCall caps the rows of one driver call; 0 means no cap of
+	// the backend's own. The driver's MaxRowsPerOp applies as well; the
+	// tighter cap wins.
+	MaxRowsPerCall int
+	// MaxBytesPerCall caps the slot bytes of one driver call; 0 means no
+	// cap. A row larger than the cap still goes, alone.
+	MaxBytesPerCall int64
+	// Wake, if not nil, is called after an attempt's outcome or
+	// quiescence is published, outside any lock, from whichever goroutine
+	// published it (a driver's worker, or a submitter). It must not block.
+	Wake func()
+	// Logger receives the backend's warnings; nil means slog.Default().
+	Logger *slog.Logger
+	// SlowCall is how long a driver call runs before it is logged, once;
+	// 0 means DefaultSlowCall, a negative value turns the log off.
+	SlowCall time.Duration
+}
+
+// Backend is the blob backend: a [contract.Backend] over the driver of a
+// [Regions]. See the package documentation for what it promises.
+//
+// All methods are safe for concurrent use.
+type Backend struct {
+	regions *Regions
+	drv     contract.Driver
+	caps    contract.Capabilities
+	stem    keys.Stem
+	cut     rowbatch.Caps
+	wake    func()
+	log     *slog.Logger
+	slow    time.Duration
+	slots   slotSets
+
+	mu         sync.Mutex
+	nextID     uint64
+	attempts   int64
+	open       map[*attempt]struct{} // attempts not quiesced
+	rows       [contract.RowStatusCount]int64
+	flight     flightList // calls started, access still open
+	unprovable int64
+	rowsLent   int64
+	bytesLent  int64
+	violation  *ViolationError
+	closing    bool   // Shutdown was called
+	stuck      string // why the hold can never be released by the binding, or ""
+	released   bool   // the hold was released
+	closed     chan struct{}
+	changed    chan struct{} // closed and replaced when waiters should look again
+	waiting    bool          // someone holds changed
+	slowTimer  *time.Timer
+	slowArmed  bool
+}
+
+var _ contract.Backend = (*Backend)(nil)
+
+// New builds a backend over r. The backend owns r from now on: it
+// unregisters its regions and releases its hold after Shutdown, once
+// every attempt has quiesced. New fails with an error wrapping
+// [ErrConfig] (a bad key prefix, a negative cap, nil regions, or regions
+// another backend owns or that were unbound); then nothing changed and r
+// is still the caller's to unbind.
+func New(r *Regions, cfg Config) (*Backend, error) {
+	if r == nil {
+		return nil, fmt.Errorf("%w: no regions", ErrConfig)
+	}
+	stem, err := keys.NewStem(cfg.KeyPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("%w: KeyPrefix: %w", ErrConfig, err)
+	}
+	if cfg.MaxRowsPerCall < 0 {
+		return nil, fmt.Errorf("%w: MaxRowsPerCall is %d, want >= 0", ErrConfig, cfg.MaxRowsPerCall)
+	}
+	if cfg.MaxBytesPerCall < 0 {
+		return nil, fmt.Errorf("%w: MaxBytesPerCall is %d, want >= 0", ErrConfig, cfg.MaxBytesPerCall)
+	}
+	r.mu.Lock()
+	switch {
+	case r.owned:
+		r.mu.Unlock()
+		return nil, fmt.Errorf("%w: the regions already belong to a backend", ErrConfig)
+	case r.released:
+		r.mu.Unlock()
+		return nil, fmt.Errorf("%w: the regions were unbound", ErrConfig)
+	}
+	r.owned = true
+	r.mu.Unlock()
+
+	caps := r.caps
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	slow := cfg.SlowCall
+	if slow == 0 {
+		slow = DefaultSlowCall
+	}
+	driverCap := rowbatch.Caps{MaxRows: max(caps.MaxRowsPerOp, 0)}
+	b := &Backend{
+		regions: r,
+		drv:     r.drv,
+		caps:    caps,
+		stem:    stem,
+		cut:     driverCap.Tighter(rowbatch.Caps{MaxRows: cfg.MaxRowsPerCall, MaxBytes: cfg.MaxBytesPerCall}),
+		wake:    cfg.Wake,
+		log:     log,
+		slow:    slow,
+		open:    make(map[*attempt]struct{}),
+		closed:  make(chan struct{}),
+		changed: make(chan struct{}),
+	}
+	b.slots.init(r)
+	return b, nil
+}
+
+// Regions returns the binding the backend owns.
+func (b *Backend) Regions() *Regions { return b.regions }
+
+// Closed returns a channel closed once the backend has released the
+// lender's hold: after Shutdown, every attempt quiesced, the driver
+// drained and every region confirmed unregistered. It is never closed
+// while any slot may still be touched (an unprovable call keeps it open
+// for good). The owner closes the driver only after this.
+func (b *Backend) Closed() <-chan struct{} { return b.closed }
+
+// Fetch starts moving the view's rows from the store into their slots.
+// See [contract.Backend.Fetch]; the hint reaches every get and must be
+// nil unless the driver declares Hints.
+func (b *Backend) Fetch(v contract.View, h contract.Hint) (contract.Attempt, error) {
+	return b.submit(fetch, v, h, nil)
+}
+
+// Publish starts moving the view's rows from their slots into the store.
+// See [contract.Backend.Publish]; the destination must be nil.
+func (b *Backend) Publish(v contract.View, d contract.Destination) (contract.Attempt, error) {
+	return b.submit(publish, v, nil, d)
+}
+
+// rejected returns why the backend takes no submission now, or nil.
+func (b *Backend) rejectedLocked() error {
+	switch {
+	case b.violation != nil:
+		return fmt.Errorf("%w: %w", contract.ErrSubmissionRejected, b.violation)
+	case b.closing:
+		return fmt.Errorf("%w: the backend was shut down", contract.ErrSubmissionRejected)
+	}
+	return nil
+}
+
+func (b *Backend) submit(dir direction, v contract.View, h contract.Hint, d contract.Destination) (contract.Attempt, error) {
+	b.mu.Lock()
+	err := b.rejectedLocked()
+	b.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	if err := b.validate(dir, v, h, d); err != nil {
+		return nil, err
+	}
+	a := newAttempt(b, dir, v, h)
+	b.mu.Lock()
+	if err := b.rejectedLocked(); err != nil {
+		b.mu.Unlock()
+		return nil, err
+	}
+	b.nextID++
+	a.id = b.nextID
+	b.attempts++
+	b.open[a] = struct{}{}
+	b.mu.Unlock()
+	b.handOver(a)
+	return a, nil
+}
+
+// broadcastLocked wakes everyone waiting on changed.
+func (b *Backend) broadcastLocked() {
+	if b.waiting {
+		close(b.changed)
+		b.changed = make(chan struct{})
+		b.waiting = false
+	}
+}
+
+// changedLocked returns the channel closed at the next broadcast.
+func (b *Backend) changedLocked() <-chan struct{} {
+	b.waiting = true
+	return b.changed
+}
+
+func (b *Backend) callWake(published bool) {
+	if published && b.wake != nil {
+		b.wake()
+	}
+}

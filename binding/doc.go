@@ -1,0 +1,142 @@
+// Package binding is kvshare's backend over any store driver, the way
+// database/sql is over database/sql/driver. It imports only contract,
+// keys and rowbatch.
+//
+// # What it owns
+//
+// [Regions], the region binding: a lender's regions registered with one
+// [contract.Driver] under the lender's [Hold], and the hold's release once
+// every region is confirmed unregistered.
+//
+// [Backend], the blob backend: a [contract.Backend] over the driver of a
+// Regions. It checks each submitted view, builds its store keys (package
+// keys), cuts each group into driver calls (package rowbatch), hands
+// every call to the driver as soon as it is cut, on the submitter's
+// goroutine, and learns of progress only through the driver's onChange.
+// It keeps no queue and runs no worker of its own: the one goroutine it
+// starts, after Shutdown, drains the driver and unbinds the regions.
+//
+// # What it promises
+//
+//   - Memory lent to a store is given back only on proof that access
+//     ended. An attempt quiesces only when every call it handed over has
+//     access Ended; a call whose access is Unprovable, or whose driver
+//     broke the protocol, keeps the attempt open, its slots lent, its
+//     regions registered and the hold held, for good, and is counted in
+//     [contract.Stats].CallsUnprovable.
+//   - A call counts as started (lent, in flight) before it enters the
+//     driver. Each call's results and its access end are recorded once;
+//     later answers of the driver change nothing.
+//   - Nothing reaches the driver from a view that fails validation, and
+//     the error names the group and row ([SubmissionError]).
+//   - Wake is called after an attempt's outcome or quiescence is
+//     published, outside every lock.
+//   - A driver that breaks the protocol is contained: the call is held as
+//     unprovable, the violation is logged once and named by every later
+//     submission's error ([ViolationError]); calls not yet handed over end
+//     Cancelled, holding no memory; calls already in the driver run on.
+//     What counts as a violation: a panic from Put, Get, Poll or Cancel;
+//     an error from Put or Get that does not wrap
+//     [contract.ErrDriverRejected]; a nil operation without an error; a
+//     Poll with the wrong number of results, an unknown status or access
+//     state, or access leaving Open before every row is final.
+//   - [Backend.Shutdown] never calls the driver. It returns nil once the
+//     hold is released, and the labels of what is still held when its
+//     context ends or when nothing can change any more.
+//
+// The owner's cleanup order: Shutdown returns no labels (the binding has
+// drained the driver, unregistered every region and released the hold;
+// [Backend.Closed] is closed); then whoever opened the driver calls its
+// Close, last; only then may the lender free the memory.
+//
+// # What it refuses
+//
+// Bind refuses (releasing the hold, [contract.ErrConstructionRejected])
+// a region with bad geometry, a list with no region the driver can
+// reach, and a registration failure that certifies nothing escaped. A
+// submission is refused with [contract.ErrInvalidSubmission] for a region
+// out of range or not served, slots and names of different lengths, a
+// slot out of range, an empty name or one over [keys.MaxNameBytes], a
+// fetch hint for a driver without Hints, a non-nil publish destination,
+// a direction the driver does not serve, and a fetch that names one slot
+// twice; after Shutdown or a violation, with
+// [contract.ErrSubmissionRejected].
+//
+// # Decisions
+//
+// Where the design was silent, binding decided:
+//
+//   - A Miss does not stop a fetch; only a Fault does (and a call that
+//     fails as a whole). A fetch wants a prefix, but Delivered is per row
+//     and a view may hold several groups (layer groups, say), where a
+//     miss in one says nothing of the next; and stopping would only save
+//     calls not yet handed over, which with an asynchronous driver are
+//     none. NotReady and Declined are undelivered without a fault, as
+//     the design says.
+//   - A Fault in a fetch stops it: no later call is handed over, and the
+//     calls after the faulted one that the driver holds are asked to
+//     Cancel (advisory). Earlier calls are never cancelled; the outcome
+//     waits for them, so a prefix they deliver is never lost.
+//   - A publish stops only when a call fails as a whole: the driver
+//     refused it (ErrDriverRejected) or broke the protocol. A call whose
+//     rows all Fault is not a whole-call failure.
+//   - The outcome's Fault is that of the earliest row in view order that
+//     faulted, in a publish as in a fetch, wrapping [ErrRowFault] (group,
+//     row and key named), the driver's refusal, or the [ViolationError].
+//     Cancel makes no fault: the rows simply are not delivered.
+//   - A forced outcome (Shutdown) has the fault [ErrOutcomeForced],
+//     wrapping the attempt's earlier fault when it had one. Its Delivered
+//     holds the rows Ready by then; rows whose results come later are
+//     counted in Stats but never change the outcome, so Delivered is never
+//     written once the outcome is known and is handed out uncopied.
+//   - Results are recorded when every row of a call is final, not row by
+//     row. The backend polls once right after Put or Get returns, so an
+//     onChange that came before (even inside Put or Get) is never lost.
+//   - Two rows of one fetch may not name the same slot (the store would
+//     write it twice, and Delivered would lie about one of them); a
+//     publish may (the same bytes under two keys). Every slot of the
+//     binding has one bit in a pooled set, so the check costs a few
+//     nanoseconds a row (a binding of more than 2^24 slots uses a map
+//     per fetch instead).
+//   - An empty view (or group) is allowed: its attempt has an empty
+//     outcome and quiesces at once, without a driver call.
+//   - A submission after Shutdown or a violation is rejected before the
+//     view is validated.
+//   - After a violation the binding never drains the driver, unregisters
+//     a region or releases the hold: the driver's answers prove nothing
+//     any more. The violating call is held as unprovable in any case
+//     (unless its access end was recorded before).
+//   - A registration that may be live keeps the hold, with one region at
+//     a time and with RegionsTogether alike: Bind rolls back what
+//     registered cleanly (asking once each) and returns a
+//     [*LiveRegistrationError] naming what is held; its Unbind revokes the
+//     handle, retrying refusals, and only then releases the hold. A
+//     failure that left no handle (an error certifying nothing, a panic, a
+//     zero registration without an error) can never be revoked: the hold
+//     is then kept for good. A rollback the driver refuses also keeps
+//     the hold.
+//   - Every region's geometry is checked before the driver is asked,
+//     served or not, with one region at a time as with RegionsTogether.
+//     Regions the driver cannot reach keep their index, unserved, so a
+//     view naming one is refused rather than misread.
+//   - Revocation is retried with a pause doubling from 1 ms to 1 s; so is
+//     Drain after Shutdown. Each Drain and each round of Unbind the
+//     retiring goroutine makes is bounded by 10 s; the first Drain that
+//     answers false, and every round that leaves a region registered,
+//     are logged.
+//   - Shutdown leaves the advisory Cancel of the calls the driver still
+//     holds to the retiring goroutine, and waits until the hold is
+//     released: a nil answer means the owner may close the driver.
+//     Labels read "attempt <id> (fetch)" or "attempt <id> (publish)", in
+//     submission order, then "region <index>", in index order.
+//   - One timer per backend watches slow calls: it fires at the oldest
+//     unlogged call's deadline, logs every call due (once each), and
+//     re-arms for the next; it is stopped whenever no call is in flight. A call held as unprovable leaves the watch
+//     (it is counted in CallsUnprovable instead). SlowCall < 0 turns the
+//     log off.
+//   - CallsInFlight counts calls whose access is Open; unprovable calls
+//     are not in flight, but their rows and bytes stay in RowsLent and
+//     BytesLent. OldestCall is the age of the oldest call in flight.
+//   - One mutex guards a backend's state; the driver is never called
+//     under it, and neither are Wake nor the logger.
+package binding

@@ -1,0 +1,425 @@
+package binding
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/keys"
+	"github.com/stretchr/testify/require"
+)
+
+// fakeDriver is a driver the test scripts call by call. Every call it
+// admits becomes a fakeOp that the test finishes by hand, unless answer
+// is set: then the call settles inside Put/Get, which call onChange
+// before they return. It touches no memory, so its regions need none.
+type fakeDriver struct {
+	caps contract.Capabilities
+	// answer, if set, settles every admitted call at once (access Ended).
+	answer func(dir direction, key string) contract.RowStatus
+	// enter, if set, is asked first on each Put/Get (n counts calls from
+	// 1); when it returns handled it decides what Put/Get return.
+	enter func(n int, dir direction, b contract.RowBatch, onChange func()) (op contract.Operation, err error, handled bool)
+	// register, if set, decides what Register returns.
+	register func(r contract.SlotRegion) (contract.Registration, error)
+	// refuseUnregister refuses this many Unregister calls, as busy.
+	refuseUnregister int
+	// drainFalse answers false to this many Drain calls.
+	drainFalse int
+	// cancelEnds makes Cancel end every pending row Cancelled, with
+	// access Ended, and call onChange.
+	cancelEnds bool
+
+	mu     sync.Mutex
+	n      int
+	ops    []*fakeOp
+	next   contract.Registration
+	live   map[contract.Registration]contract.SlotRegion
+	events []string // register, unregister, drain, release... in order
+}
+
+func newFake(caps contract.Capabilities) *fakeDriver {
+	return &fakeDriver{caps: caps, live: map[contract.Registration]contract.SlotRegion{}}
+}
+
+func (d *fakeDriver) event(format string, args ...any) {
+	d.mu.Lock()
+	d.events = append(d.events, fmt.Sprintf(format, args...))
+	d.mu.Unlock()
+}
+
+func (d *fakeDriver) Events() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.events)
+}
+
+func (d *fakeDriver) Capabilities() contract.Capabilities { return d.caps }
+
+func (d *fakeDriver) Register(r contract.SlotRegion) (contract.Registration, error) {
+	if d.register != nil {
+		h, err := d.register(r)
+		d.event("register %#x -> %d %v", r.Base, h, err)
+		if h != 0 {
+			d.mu.Lock()
+			d.live[h] = r
+			d.mu.Unlock()
+		}
+		return h, err
+	}
+	d.mu.Lock()
+	d.next++
+	h := d.next
+	d.live[h] = r
+	d.mu.Unlock()
+	d.event("register %#x -> %d", r.Base, h)
+	return h, nil
+}
+
+func (d *fakeDriver) Unregister(h contract.Registration) error {
+	d.mu.Lock()
+	if d.refuseUnregister > 0 {
+		d.refuseUnregister--
+		d.mu.Unlock()
+		d.event("unregister %d refused", h)
+		return fmt.Errorf("%w: region busy", contract.ErrDriverRejected)
+	}
+	_, ok := d.live[h]
+	delete(d.live, h)
+	d.mu.Unlock()
+	if !ok {
+		d.event("unregister %d unknown", h)
+		return fmt.Errorf("%w: unknown registration %d", contract.ErrDriverRejected, h)
+	}
+	d.event("unregister %d", h)
+	return nil
+}
+
+func (d *fakeDriver) Live() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.live)
+}
+
+func (d *fakeDriver) Put(b contract.RowBatch, onChange func()) (contract.Operation, error) {
+	return d.admit(publish, b, nil, onChange)
+}
+
+func (d *fakeDriver) Get(b contract.RowBatch, h contract.Hint, onChange func()) (contract.Operation, error) {
+	return d.admit(fetch, b, h, onChange)
+}
+
+func (d *fakeDriver) admit(dir direction, b contract.RowBatch, h contract.Hint, onChange func()) (contract.Operation, error) {
+	d.mu.Lock()
+	d.n++
+	n := d.n
+	d.mu.Unlock()
+	if d.enter != nil {
+		if op, err, handled := d.enter(n, dir, b, onChange); handled {
+			return op, err
+		}
+	}
+	op := &fakeOp{d: d, dir: dir, batch: b, hint: h, onChange: onChange}
+	op.st.Rows = make([]contract.RowStatus, len(b.Rows))
+	d.mu.Lock()
+	d.ops = append(d.ops, op)
+	d.mu.Unlock()
+	if d.answer != nil {
+		st := make([]contract.RowStatus, len(b.Rows))
+		for i, r := range b.Rows {
+			st[i] = d.answer(dir, r.Key)
+		}
+		op.finish(contract.Ended, st...)
+	}
+	return op, nil
+}
+
+// Ops returns the operations admitted so far, in order.
+func (d *fakeDriver) Ops() []*fakeOp {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.ops)
+}
+
+// Calls returns how many times Put or Get was called.
+func (d *fakeDriver) Calls() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.n
+}
+
+func (d *fakeDriver) Drain(context.Context) bool {
+	d.mu.Lock()
+	ok := d.drainFalse == 0
+	if !ok {
+		d.drainFalse--
+	}
+	d.mu.Unlock()
+	d.event("drain %v", ok)
+	return ok
+}
+
+func (d *fakeDriver) Close() error { return nil }
+
+// fakeOp is one admitted call of a fakeDriver.
+type fakeOp struct {
+	d        *fakeDriver
+	dir      direction
+	batch    contract.RowBatch
+	hint     contract.Hint
+	onChange func()
+
+	mu      sync.Mutex
+	st      contract.OpState
+	cancels int
+	// poll, if set, rewrites what Poll returns (or panics).
+	poll func(contract.OpState) contract.OpState
+	// cancel, if set, runs inside Cancel.
+	cancel func()
+}
+
+func (o *fakeOp) Poll() contract.OpState {
+	o.mu.Lock()
+	st := contract.OpState{Rows: slices.Clone(o.st.Rows), Access: o.st.Access}
+	poll := o.poll
+	o.mu.Unlock()
+	if poll != nil {
+		st = poll(st)
+	}
+	return st
+}
+
+func (o *fakeOp) Cancel() {
+	o.mu.Lock()
+	o.cancels++
+	hook := o.cancel
+	ends := o.d.cancelEnds && o.st.Access == contract.Open
+	if ends {
+		for i, s := range o.st.Rows {
+			if s == contract.Pending {
+				o.st.Rows[i] = contract.Cancelled
+			}
+		}
+		o.st.Access = contract.Ended
+	}
+	o.mu.Unlock()
+	if hook != nil {
+		hook()
+	}
+	if ends {
+		o.onChange()
+	}
+}
+
+// Cancels returns how many times Cancel was called.
+func (o *fakeOp) Cancels() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.cancels
+}
+
+// Keys returns the batch's keys.
+func (o *fakeOp) Keys() []string {
+	ks := make([]string, len(o.batch.Rows))
+	for i, r := range o.batch.Rows {
+		ks[i] = r.Key
+	}
+	return ks
+}
+
+// finish sets the rows (one status for all when one is given) and the
+// access, then calls onChange.
+func (o *fakeOp) finish(access contract.Access, rows ...contract.RowStatus) {
+	o.mu.Lock()
+	if len(rows) == 1 && len(o.st.Rows) != 1 {
+		for i := range o.st.Rows {
+			o.st.Rows[i] = rows[0]
+		}
+	} else if len(rows) > 0 {
+		copy(o.st.Rows, rows)
+	}
+	o.st.Access = access
+	o.mu.Unlock()
+	o.onChange()
+}
+
+// setPoll installs a Poll rewrite.
+func (o *fakeOp) setPoll(f func(contract.OpState) contract.OpState) {
+	o.mu.Lock()
+	o.poll = f
+	o.mu.Unlock()
+}
+
+// fakeTogether adds RegionsTogether to a fakeDriver.
+type fakeTogether struct {
+	*fakeDriver
+	registerRegions func(specs []contract.RegionSpec) (contract.Registration, error)
+	refuseTogether  int
+
+	batches map[contract.Registration][]contract.RegionSpec
+}
+
+func newFakeTogether(caps contract.Capabilities) *fakeTogether {
+	return &fakeTogether{fakeDriver: newFake(caps), batches: map[contract.Registration][]contract.RegionSpec{}}
+}
+
+func (t *fakeTogether) RegisterRegions(specs []contract.RegionSpec) (contract.Registration, error) {
+	labels := make([]string, len(specs))
+	for i, s := range specs {
+		labels[i] = s.Label
+	}
+	if t.registerRegions != nil {
+		h, err := t.registerRegions(specs)
+		t.event("register-regions %v -> %d %v", labels, h, err)
+		if h != 0 {
+			t.mu.Lock()
+			t.batches[h] = specs
+			t.mu.Unlock()
+		}
+		return h, err
+	}
+	t.mu.Lock()
+	t.next++
+	h := t.next
+	t.batches[h] = specs
+	t.mu.Unlock()
+	t.event("register-regions %v -> %d", labels, h)
+	return h, nil
+}
+
+func (t *fakeTogether) UnregisterRegions(h contract.Registration) error {
+	t.mu.Lock()
+	if t.refuseTogether > 0 {
+		t.refuseTogether--
+		t.mu.Unlock()
+		t.event("unregister-regions %d refused", h)
+		return fmt.Errorf("%w: a region of the batch is busy", contract.ErrDriverRejected)
+	}
+	_, ok := t.batches[h]
+	delete(t.batches, h)
+	t.mu.Unlock()
+	if !ok {
+		t.event("unregister-regions %d unknown", h)
+		return fmt.Errorf("%w: unknown batch %d", contract.ErrDriverRejected, h)
+	}
+	t.event("unregister-regions %d", h)
+	return nil
+}
+
+func (t *fakeTogether) LiveBatches() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.batches)
+}
+
+// countingHold counts releases and records them in a driver's events.
+type countingHold struct {
+	n   atomic.Int32
+	log *fakeDriver
+}
+
+func (h *countingHold) Release() {
+	h.n.Add(1)
+	if h.log != nil {
+		h.log.event("release")
+	}
+}
+
+func (h *countingHold) Released() int { return int(h.n.Load()) }
+
+// fakeRegion is a region of fake memory: the fake driver never touches it.
+func fakeRegion(i int, kind contract.MemoryKind) contract.SlotRegion {
+	return contract.SlotRegion{Base: uintptr(i+1) << 20, SlotBytes: 64, SlotCount: 16, Len: 64 * 16, Kind: kind}
+}
+
+var getPut = contract.Capabilities{Put: true, Get: true, Cancel: true, AbsentIsMiss: true}
+
+// fakeBackend binds n host regions of fake memory to d and builds a
+// backend with prefix "t".
+func fakeBackend(t testing.TB, d contract.Driver, n int, cfg Config) (*Backend, *countingHold) {
+	t.Helper()
+	regs := make([]contract.SlotRegion, n)
+	for i := range regs {
+		regs[i] = fakeRegion(i, contract.Host)
+	}
+	hold := &countingHold{}
+	if f, ok := d.(*fakeDriver); ok {
+		hold.log = f
+	}
+	r, err := Bind(d, regs, hold)
+	require.NoError(t, err)
+	if cfg.KeyPrefix == "" {
+		cfg.KeyPrefix = "t"
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	b, err := New(r, cfg)
+	require.NoError(t, err)
+	return b, hold
+}
+
+// rowsView is one group in region 0: slots 0..n-1 named "n0", "n1"...
+func rowsView(n int) contract.View {
+	g := contract.Group{Slots: make([]int32, n), Names: make([][]byte, n)}
+	for i := range n {
+		g.Slots[i] = int32(i)
+		g.Names[i] = fmt.Appendf(nil, "n%d", i)
+	}
+	return contract.View{Groups: []contract.Group{g}}
+}
+
+// keyOf is the key the backend builds for name under prefix "t".
+func keyOf(t testing.TB, name string) string {
+	t.Helper()
+	stem, err := keys.NewStem("t")
+	require.NoError(t, err)
+	k, err := stem.Key([]byte(name))
+	require.NoError(t, err)
+	return k
+}
+
+// logRecords is a slog handler that keeps every record.
+type logRecords struct {
+	mu      sync.Mutex
+	records []slog.Record
+}
+
+func (l *logRecords) Enabled(context.Context, slog.Level) bool { return true }
+func (l *logRecords) Handle(_ context.Context, r slog.Record) error {
+	l.mu.Lock()
+	l.records = append(l.records, r.Clone())
+	l.mu.Unlock()
+	return nil
+}
+func (l *logRecords) WithAttrs([]slog.Attr) slog.Handler { return l }
+func (l *logRecords) WithGroup(string) slog.Handler      { return l }
+
+// Messages returns the messages logged so far.
+func (l *logRecords) Messages() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ms := make([]string, len(l.records))
+	for i, r := range l.records {
+		ms[i] = r.Message
+	}
+	return ms
+}
+
+// Count returns how many records carry msg.
+func (l *logRecords) Count(msg string) int {
+	n := 0
+	for _, m := range l.Messages() {
+		if m == msg {
+			n++
+		}
+	}
+	return n
+}
+
+func slogOf(h slog.Handler) *slog.Logger { return slog.New(h) }

@@ -1,0 +1,220 @@
+package binding
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/rowbatch"
+)
+
+// call is one driver call: a run of rows of one group, one RowBatch. Every
+// field below the line is guarded by the backend's mutex.
+type call struct {
+	a      *attempt
+	index  int // in a.calls
+	group  int
+	start  int // first row in the group
+	first  int // first row in the view
+	batch  contract.RowBatch
+	bytes  int64
+	began  time.Time
+	notify func() // the onChange handed to the driver
+
+	// ---- guarded by b.mu ----
+	op          contract.Operation // set once the driver admitted the call
+	resultsDone bool
+	accessDone  bool // access ended, or held as unprovable
+	unprovable  bool
+	prev, next  *call // in the backend's flight list while access is open
+}
+
+// String names the call as logs and violations do.
+func (c *call) String() string {
+	return fmt.Sprintf("%v group %d rows %d-%d", c.a, c.group, c.start, c.start+len(c.batch.Rows)-1)
+}
+
+// handOver builds the keys and rows of each group, cuts the group into
+// calls and hands each call to the driver as soon as it is cut, on the
+// submitter's goroutine. Rows it never hands over end Cancelled.
+func (b *Backend) handOver(a *attempt) {
+	n := a.total
+	keys := make([]string, 0, n)
+	rows := make([]contract.Row, n)
+	spans := make([]contract.Span, n)
+groups:
+	for gi, g := range a.view.Groups {
+		var err error
+		base := len(keys)
+		if keys, err = b.stem.Keys(keys, g.Names); err != nil {
+			// validate checked every name; keys refusing one now is a
+			// bug in one of the two, which must not reach the driver.
+			b.mu.Lock()
+			a.stop = true
+			a.noteFaultLocked(base, fmt.Errorf("group %d: building keys: %w", gi, err))
+			b.mu.Unlock()
+			break
+		}
+		region, _ := b.regions.Region(g.Region)
+		for ri, slot := range g.Slots {
+			i := base + ri
+			spans[i] = region.Slot(int(slot))
+			rows[i] = contract.Row{Key: keys[i], Spans: spans[i : i+1 : i+1]}
+		}
+		for cut := range rowbatch.Cut(keys[base:], region.SlotBytes, b.cut) {
+			c := &call{
+				a:     a,
+				group: gi,
+				start: cut.Start,
+				first: base + cut.Start,
+				batch: contract.RowBatch{Rows: rows[base+cut.Start : base+cut.End : base+cut.End]},
+				bytes: int64(cut.End-cut.Start) * region.SlotBytes,
+			}
+			if !b.start(c) {
+				break groups
+			}
+			b.enter(c)
+		}
+	}
+	b.mu.Lock()
+	a.handing = false
+	b.rows[contract.Cancelled] += int64(a.total - a.handed)
+	published := b.settleLocked(a)
+	b.mu.Unlock()
+	b.callWake(published)
+}
+
+// start counts the call as started, before it enters the driver, unless
+// the attempt stopped or the driver broke the protocol. It reports
+// whether the call may enter the driver.
+func (b *Backend) start(c *call) bool {
+	a := c.a
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.violation != nil && !a.stop {
+		a.stop = true
+		a.noteFaultLocked(c.first, fmt.Errorf("group %d row %d never handed over: %w", c.group, c.start, b.violation))
+	}
+	if a.stop {
+		return false
+	}
+	c.index = len(a.calls)
+	a.calls = append(a.calls, c)
+	a.handed = c.first + len(c.batch.Rows)
+	a.pending++
+	a.accessOpen++
+	c.began = time.Now()
+	b.rowsLent += int64(len(c.batch.Rows))
+	b.bytesLent += c.bytes
+	b.flight.push(c)
+	b.watchLocked(c)
+	return true
+}
+
+// enter hands the call to the driver and deals with the answer. A
+// callback may come before Put or Get returns (from the driver's worker
+// or synchronously inside the call); it finds no operation yet and
+// returns, and the poll after admission reads what it announced.
+func (b *Backend) enter(c *call) {
+	c.notify = func() { b.poll(c) }
+	op, err, panicked := b.admit(c)
+	method := "Get"
+	if c.a.dir == publish {
+		method = "Put"
+	}
+	switch {
+	case panicked != nil:
+		b.violate(c, method+" panicked", fmt.Sprint(panicked))
+	case err != nil && errors.Is(err, contract.ErrDriverRejected):
+		b.reject(c, err)
+	case err != nil:
+		b.violate(c, method+" returned an error that does not wrap ErrDriverRejected", err.Error())
+	case op == nil:
+		b.violate(c, method+" returned a nil operation and no error", "")
+	default:
+		b.mu.Lock()
+		c.op = op
+		b.mu.Unlock()
+		b.poll(c)
+	}
+}
+
+// admit makes the driver call, recovering a panic.
+func (b *Backend) admit(c *call) (op contract.Operation, err error, panicked any) {
+	defer func() {
+		if p := recover(); p != nil {
+			op, err, panicked = nil, nil, p
+		}
+	}()
+	if c.a.dir == publish {
+		op, err = b.drv.Put(c.batch, c.notify)
+	} else {
+		op, err = b.drv.Get(c.batch, c.a.hint, c.notify)
+	}
+	return op, err, nil
+}
+
+// reject records a call the driver refused at admission: nothing escaped,
+// so its rows Fault and its access counts as ended. A refused call is a
+// whole call failing: the attempt hands nothing more over.
+func (b *Backend) reject(c *call, err error) {
+	a := c.a
+	b.mu.Lock()
+	a.stop = true
+	b.faultCallLocked(c, fmt.Errorf("group %d rows %d-%d: %w", c.group, c.start, c.start+len(c.batch.Rows)-1, err))
+	b.endAccessLocked(c, false)
+	published := b.settleLocked(a)
+	b.mu.Unlock()
+	b.callWake(published)
+}
+
+// faultCallLocked records every row of the call as Fault, once.
+func (b *Backend) faultCallLocked(c *call, err error) {
+	if c.resultsDone {
+		return
+	}
+	c.resultsDone = true
+	c.a.pending--
+	b.rows[contract.Fault] += int64(len(c.batch.Rows))
+	c.a.noteFaultLocked(c.first, err)
+}
+
+// endAccessLocked records the call's access end, once: ended (its memory
+// is free again) or unprovable (kept for good).
+func (b *Backend) endAccessLocked(c *call, unprovable bool) {
+	if c.accessDone {
+		return
+	}
+	c.accessDone = true
+	b.flight.remove(c)
+	if b.flight.n == 0 {
+		b.unarmLocked()
+	}
+	if unprovable {
+		c.unprovable = true
+		c.a.unprovable++
+		b.unprovable++
+		b.broadcastLocked()
+		return
+	}
+	c.a.accessOpen--
+	b.rowsLent -= int64(len(c.batch.Rows))
+	b.bytesLent -= c.bytes
+}
+
+// cancelCalls asks the driver to cancel each call's operation, outside the
+// backend's lock. A panic is a protocol violation.
+func (b *Backend) cancelCalls(cs []*call) {
+	for _, c := range cs {
+		if p := cancelOp(c.op); p != nil {
+			b.violate(c, "Cancel panicked", fmt.Sprint(p))
+		}
+	}
+}
+
+func cancelOp(op contract.Operation) (panicked any) {
+	defer func() { panicked = recover() }()
+	op.Cancel()
+	return nil
+}

@@ -1,0 +1,312 @@
+package binding
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/kvshare/kvshare/contract"
+)
+
+// Hold is the lender's hold on the memory it lends: while it is held, the
+// lender keeps every region's memory alive. The binding calls Release at
+// most once, and only when no store can touch the memory any more.
+type Hold interface {
+	Release()
+}
+
+// Regions is the region binding: the lender's regions registered with one
+// driver under the lender's hold. It keeps each region's index in the
+// list it was built from; regions whose memory the driver cannot reach
+// are kept too, unserved, so that a view naming them is refused rather
+// than renumbered.
+//
+// A Regions is safe for concurrent use. Once a [Backend] is built over it
+// the backend owns it: the owner must not call [Regions.Unbind] but shut
+// the backend down instead.
+type Regions struct {
+	drv     contract.Driver
+	caps    contract.Capabilities
+	regions []contract.SlotRegion // every region offered, by index
+	served  []bool
+	hold    Hold
+
+	unbindMu sync.Mutex // serialises Unbind
+
+	mu       sync.Mutex
+	regs     []*registration // in registration order
+	released bool
+	owned    bool // a Backend owns the binding
+}
+
+// registration is one driver handle and the regions it covers: one region
+// from Register, every served region from RegisterRegions.
+type registration struct {
+	indices  []int
+	handle   contract.Registration
+	together bool
+	noHandle bool // may be live, but the driver gave no handle to revoke
+	revoked  bool // confirmed: the store never touches these regions again
+}
+
+// Bind registers with d the regions whose memory d can reach (Host
+// always; Device only when d declares DeviceMemory), under hold, which the
+// caller took before calling. Regions keep their indices in the list.
+//
+// Every region's geometry is checked first. A bad region, no region d can
+// reach, or a registration failure that escaped nothing (an error wrapping
+// [contract.ErrDriverRejected], or a [*contract.RegistrationError] without
+// a handle) roll back whatever was registered, release the hold and
+// return an error wrapping [contract.ErrConstructionRejected].
+//
+// A failure that may have left a registration live (a
+// [*contract.RegistrationError] with a handle, any other error, a panic,
+// or a rollback the driver refused) keeps the hold and returns a
+// [*LiveRegistrationError] wrapping [ErrRegistrationMayBeLive], which
+// names what is held and can revoke it later.
+//
+// When d implements [contract.RegionsTogether], every served region is
+// registered as one batch (labels "region <index>"); otherwise one region
+// at a time, in index order.
+func Bind(d contract.Driver, regions []contract.SlotRegion, hold Hold) (*Regions, error) {
+	if hold == nil {
+		return nil, fmt.Errorf("%w: no hold", contract.ErrConstructionRejected)
+	}
+	if d == nil {
+		hold.Release()
+		return nil, fmt.Errorf("%w: no driver", contract.ErrConstructionRejected)
+	}
+	caps, err := capabilitiesOf(d)
+	if err != nil {
+		hold.Release()
+		return nil, fmt.Errorf("%w: %w", contract.ErrConstructionRejected, err)
+	}
+	r := &Regions{
+		drv:     d,
+		caps:    caps,
+		regions: slices.Clone(regions),
+		served:  make([]bool, len(regions)),
+		hold:    hold,
+	}
+	for i, reg := range regions {
+		if err := reg.Validate(); err != nil {
+			hold.Release()
+			return nil, fmt.Errorf("%w: region %d: %w", contract.ErrConstructionRejected, i, err)
+		}
+	}
+	var serve []int
+	for i, reg := range regions {
+		if reg.Kind == contract.Host || (reg.Kind == contract.Device && caps.DeviceMemory) {
+			r.served[i] = true
+			serve = append(serve, i)
+		}
+	}
+	if len(serve) == 0 {
+		hold.Release()
+		return nil, fmt.Errorf("%w: none of %d regions is memory the driver can reach (device memory: %v)",
+			contract.ErrConstructionRejected, len(regions), caps.DeviceMemory)
+	}
+	if rt, ok := d.(contract.RegionsTogether); ok {
+		return r.bindTogether(rt, serve)
+	}
+	return r.bindEach(serve)
+}
+
+// bindEach registers the served regions one at a time.
+func (r *Regions) bindEach(serve []int) (*Regions, error) {
+	for _, i := range serve {
+		h, err := registerOne(r.drv, r.regions[i])
+		if err == nil && h != 0 {
+			r.regs = append(r.regs, &registration{indices: []int{i}, handle: h})
+			continue
+		}
+		if err == nil {
+			err = errors.New("Register returned registration 0 and no error")
+		}
+		failed := &registration{indices: []int{i}}
+		if escapedNothing(err) {
+			failed.revoked = true
+		} else {
+			failed.handle, failed.noHandle = liveHandle(err)
+		}
+		return r.fail(failed, fmt.Errorf("region %d: %w", i, err))
+	}
+	return r, nil
+}
+
+// bindTogether registers the served regions as one batch.
+func (r *Regions) bindTogether(rt contract.RegionsTogether, serve []int) (*Regions, error) {
+	specs := make([]contract.RegionSpec, len(serve))
+	for k, i := range serve {
+		specs[k] = contract.RegionSpec{Label: regionLabel(i), Region: r.regions[i]}
+	}
+	h, err := registerTogether(rt, specs)
+	if err == nil && h != 0 {
+		r.regs = append(r.regs, &registration{indices: serve, handle: h, together: true})
+		return r, nil
+	}
+	if err == nil {
+		err = errors.New("RegisterRegions returned registration 0 and no error")
+	}
+	failed := &registration{indices: serve, together: true}
+	if escapedNothing(err) {
+		failed.revoked = true
+	} else {
+		failed.handle, failed.noHandle = liveHandle(err)
+	}
+	return r.fail(failed, fmt.Errorf("regions %v together: %w", serve, err))
+}
+
+// fail handles a failed registration: it rolls back what registered
+// cleanly, once each, then releases the hold if nothing can be live, or
+// keeps it and says what is held.
+func (r *Regions) fail(failed *registration, err error) (*Regions, error) {
+	for _, reg := range slices.Backward(r.regs) {
+		if unregister(r.drv, reg) == nil {
+			reg.revoked = true
+		}
+	}
+	if !failed.revoked {
+		r.regs = append(r.regs, failed)
+	}
+	if held := r.Held(); len(held) > 0 {
+		return nil, &LiveRegistrationError{Held: held, Err: err, regions: r}
+	}
+	r.releaseHold()
+	return nil, fmt.Errorf("%w: %w", contract.ErrConstructionRejected, err)
+}
+
+// escapedNothing reports whether a registration error certifies that
+// nothing was registered.
+func escapedNothing(err error) bool {
+	var re *contract.RegistrationError
+	if errors.As(err, &re) {
+		return !re.MayBeLive()
+	}
+	return errors.Is(err, contract.ErrDriverRejected)
+}
+
+// liveHandle returns the handle a may-be-live failure carries, or reports
+// that it carries none.
+func liveHandle(err error) (contract.Registration, bool) {
+	var re *contract.RegistrationError
+	if errors.As(err, &re) && re.MayBeLive() {
+		return re.Registration, false
+	}
+	return 0, true
+}
+
+// Served reports whether region index is registered and may appear in a
+// view.
+func (r *Regions) Served(index int) bool {
+	return index >= 0 && index < len(r.served) && r.served[index]
+}
+
+// Region returns region index as the lender gave it, and whether it is
+// served. An index out of range gives the zero region and false.
+func (r *Regions) Region(index int) (contract.SlotRegion, bool) {
+	if index < 0 || index >= len(r.regions) {
+		return contract.SlotRegion{}, false
+	}
+	return r.regions[index], r.served[index]
+}
+
+// Len returns the number of regions the lender gave, served or not.
+func (r *Regions) Len() int { return len(r.regions) }
+
+// Driver returns the driver the regions are registered with.
+func (r *Regions) Driver() contract.Driver { return r.drv }
+
+// Capabilities returns the driver's capabilities, as read once by Bind.
+func (r *Regions) Capabilities() contract.Capabilities { return r.caps }
+
+// Held returns the labels ("region <index>") of the regions whose
+// registration is not yet confirmed revoked, in index order; empty once
+// everything is revoked. A region registered without a handle to revoke
+// reads "region <index> (no handle)".
+func (r *Regions) Held() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.heldLocked()
+}
+
+func (r *Regions) heldLocked() []string {
+	var held []string
+	for _, reg := range r.regs {
+		if reg.revoked {
+			continue
+		}
+		for _, i := range reg.indices {
+			l := regionLabel(i)
+			if reg.noHandle {
+				l += " (no handle)"
+			}
+			held = append(held, l)
+		}
+	}
+	slices.Sort(held)
+	return held
+}
+
+// Released reports whether the binding released the hold.
+func (r *Regions) Released() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.released
+}
+
+func (r *Regions) releaseHold() {
+	r.mu.Lock()
+	if r.released {
+		r.mu.Unlock()
+		return
+	}
+	r.released = true
+	r.mu.Unlock()
+	r.hold.Release()
+}
+
+func regionLabel(i int) string { return fmt.Sprintf("region %d", i) }
+
+// The driver calls below recover a panic into an error: a driver that
+// panics broke the protocol, and the binding must still account for
+// what may be live.
+
+func capabilitiesOf(d contract.Driver) (c contract.Capabilities, err error) {
+	defer recoverInto(&err, "Capabilities")
+	return d.Capabilities(), nil
+}
+
+func registerOne(d contract.Driver, reg contract.SlotRegion) (h contract.Registration, err error) {
+	defer recoverInto(&err, "Register")
+	return d.Register(reg)
+}
+
+func registerTogether(rt contract.RegionsTogether, specs []contract.RegionSpec) (h contract.Registration, err error) {
+	defer recoverInto(&err, "RegisterRegions")
+	return rt.RegisterRegions(specs)
+}
+
+// unregister revokes one registration; nil only when the driver confirmed
+// it.
+func unregister(d contract.Driver, reg *registration) (err error) {
+	defer recoverInto(&err, "Unregister")
+	if reg.noHandle {
+		return errors.New("no handle to revoke")
+	}
+	if reg.together {
+		rt, ok := d.(contract.RegionsTogether)
+		if !ok {
+			return errors.New("driver no longer implements RegionsTogether")
+		}
+		return rt.UnregisterRegions(reg.handle)
+	}
+	return d.Unregister(reg.handle)
+}
+
+func recoverInto(err *error, method string) {
+	if p := recover(); p != nil {
+		*err = fmt.Errorf("%s panicked: %v", method, p)
+	}
+}

@@ -1,0 +1,160 @@
+package binding
+
+import (
+	"fmt"
+
+	"github.com/kvshare/kvshare/contract"
+)
+
+// poll reads the call's operation and records what it says. It is the
+// onChange the driver calls, from any goroutine, as often as it likes;
+// once the call's access is recorded it returns without asking the
+// driver.
+func (b *Backend) poll(c *call) {
+	b.mu.Lock()
+	op := c.op
+	done := c.accessDone
+	b.mu.Unlock()
+	if op == nil || done {
+		return
+	}
+	st, panicked := pollOp(op)
+	if panicked != nil {
+		b.violate(c, "Poll panicked", fmt.Sprint(panicked))
+		return
+	}
+	b.apply(c, st)
+}
+
+func pollOp(op contract.Operation) (st contract.OpState, panicked any) {
+	defer func() {
+		if p := recover(); p != nil {
+			panicked = p
+		}
+	}()
+	return op.Poll(), nil
+}
+
+// apply records a snapshot of the call's operation: its results once every
+// row is final, then its access end once access leaves Open. A snapshot
+// that breaks the protocol is a violation.
+func (b *Backend) apply(c *call, st contract.OpState) {
+	a := c.a
+	b.mu.Lock()
+	if c.accessDone {
+		b.mu.Unlock()
+		return
+	}
+	if rule, detail := check(c, st); rule != "" {
+		b.mu.Unlock()
+		b.violate(c, rule, detail)
+		return
+	}
+	var cancels []*call
+	if !c.resultsDone && st.Settled() {
+		cancels = b.recordLocked(c, st.Rows)
+	}
+	unprovable := false
+	if c.resultsDone && st.Access != contract.Open {
+		unprovable = st.Access == contract.Unprovable
+		b.endAccessLocked(c, unprovable)
+	}
+	published := b.settleLocked(a)
+	b.mu.Unlock()
+	if unprovable {
+		b.log.Warn("kvshare/binding: driver cannot prove a call's access ended; its memory is kept for good",
+			"call", c.String(), "rows", len(c.batch.Rows), "bytes", c.bytes)
+	}
+	b.cancelCalls(cancels)
+	b.callWake(published)
+}
+
+// check returns the rule a snapshot breaks, or "".
+func check(c *call, st contract.OpState) (rule, detail string) {
+	if len(st.Rows) != len(c.batch.Rows) {
+		return "Poll returned the wrong number of results", fmt.Sprintf("%d results for %d rows", len(st.Rows), len(c.batch.Rows))
+	}
+	if st.Access > contract.Unprovable {
+		return "Poll returned an unknown access state", st.Access.String()
+	}
+	settled := true
+	for i, s := range st.Rows {
+		if s > contract.Cancelled {
+			return "Poll returned an unknown row status", fmt.Sprintf("row %d: %v", i, s)
+		}
+		if s == contract.Pending {
+			settled = false
+		}
+	}
+	if !settled && st.Access != contract.Open {
+		return "access left Open before every row was final", "access " + st.Access.String()
+	}
+	return "", ""
+}
+
+// recordLocked records the call's final row statuses, once. A Fault row
+// makes the attempt's fault (the earliest row in view order wins); in a
+// fetch it also stops later calls: none more is handed over, and the
+// ones already handed over are returned to be cancelled. Earlier calls
+// run on, so a prefix they deliver is never lost.
+func (b *Backend) recordLocked(c *call, rows []contract.RowStatus) []*call {
+	a := c.a
+	c.resultsDone = true
+	a.pending--
+	faulted := -1
+	for i, s := range rows {
+		b.rows[s]++
+		switch s {
+		case contract.Ready:
+			if !a.known {
+				a.delivered[c.first+i] = true
+			}
+		case contract.Fault:
+			if faulted < 0 {
+				faulted = i
+			}
+		}
+	}
+	if faulted < 0 {
+		return nil
+	}
+	a.noteFaultLocked(c.first+faulted, fmt.Errorf("%w: group %d row %d (key %q)",
+		ErrRowFault, c.group, c.start+faulted, c.batch.Rows[faulted].Key))
+	if a.dir != fetch {
+		return nil
+	}
+	a.stop = true
+	return a.unsettledLocked(c.index + 1)
+}
+
+// violate contains a driver that broke the protocol in call c: the first
+// violation stops the backend taking submissions; the call's rows Fault
+// unless its results were recorded, and its access is held as unprovable
+// unless its end was recorded. The attempt hands nothing more over; other
+// attempts stop at their next handover, and their calls already in the
+// driver run on.
+func (b *Backend) violate(c *call, rule, detail string) {
+	a := c.a
+	v := &ViolationError{Rule: rule, Call: c.String(), Detail: detail}
+	b.mu.Lock()
+	first := b.violation == nil
+	if first {
+		b.violation = v
+		b.broadcastLocked()
+	}
+	a.stop = true
+	b.faultCallLocked(c, v)
+	wasDone := c.accessDone
+	b.endAccessLocked(c, true)
+	published := b.settleLocked(a)
+	b.mu.Unlock()
+	if first {
+		b.log.Error("kvshare/binding: driver broke the protocol; the backend takes no more submissions",
+			"rule", rule, "call", v.Call, "detail", detail)
+	}
+	if !wasDone {
+		b.log.Warn("kvshare/binding: call held as unprovable after a protocol violation; its memory is kept for good",
+			"call", v.Call, "rows", len(c.batch.Rows), "bytes", c.bytes)
+	}
+	b.callWake(published)
+}

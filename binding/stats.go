@@ -1,0 +1,34 @@
+package binding
+
+import (
+	"time"
+
+	"github.com/kvshare/kvshare/contract"
+)
+
+// Stats returns a snapshot of the backend's counters. Rows counts each
+// row once, by its final status: the driver's verdict, Fault for a call
+// refused or broken as a whole, Cancelled for a row never handed over.
+// CallsInFlight counts calls whose access is still open, not those held
+// as unprovable; RowsLent and BytesLent count both. OldestCall is the age
+// of the oldest call in flight.
+func (b *Backend) Stats() contract.Stats {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s := contract.Stats{
+		Attempts:        b.attempts,
+		AttemptsOpen:    int64(len(b.open)),
+		Rows:            b.rows,
+		CallsInFlight:   b.flight.n,
+		CallsUnprovable: b.unprovable,
+		RowsLent:        b.rowsLent,
+		BytesLent:       b.bytesLent,
+	}
+	if c := b.flight.head; c != nil {
+		s.OldestCall = time.Since(c.began)
+	}
+	if b.violation != nil {
+		s.Violation = b.violation.Error()
+	}
+	return s
+}

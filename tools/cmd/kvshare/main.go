@@ -1,0 +1,47 @@
+// Command kvshare runs kvshare's jobs from a shell.
+//
+//	kvshare roundtrip [flags]   publish KV blocks from one lender, fetch them into another
+//
+// Run `kvshare <command> -h` for a command's flags.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run dispatches a subcommand and returns the exit status: 0 success, 1
+// the job ran and found something wrong or failed, 2 bad usage.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	switch args[0] {
+	case "roundtrip":
+		return roundtripCmd(ctx, args[1:], stdout, stderr)
+	case "-h", "-help", "--help", "help":
+		usage(stdout)
+		return 0
+	}
+	fmt.Fprintf(stderr, "kvshare: unknown command %q\n", args[0])
+	usage(stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, `usage: kvshare <command> [flags]
+
+commands:
+  roundtrip   publish KV blocks from one lender through the embedded in-memory
+              store, fetch them into another lender, check every byte`)
+}

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/tools/roundtrip"
+)
+
+// roundtripCmd runs the main job: flags, a progress line on a terminal, the
+// summary, and exit status 1 on any mismatch or leftover.
+func roundtripCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cfg := roundtrip.Defaults()
+	fs := flag.NewFlagSet("kvshare roundtrip", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.IntVar(&cfg.Rows, "rows", cfg.Rows, "KV blocks (rows) to move")
+	rowKiB := fs.Int64("row-kib", cfg.RowBytes>>10, "size of one block, in KiB")
+	fs.IntVar(&cfg.ViewRows, "view-rows", cfg.ViewRows, "rows per submitted view (one attempt each)")
+	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "worker goroutines of each in-memory driver")
+	fs.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "limit for the whole run")
+	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the published bytes")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "kvshare roundtrip: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	cfg.RowBytes = *rowKiB << 10
+	if err := cfg.Validate(); err != nil {
+		fmt.Fprintln(stderr, "kvshare:", err)
+		return 2
+	}
+
+	fmt.Fprintf(stdout, "kvshare roundtrip: %d blocks of %s through the embedded in-memory store (%d views, %d workers per driver)\n",
+		cfg.Rows, size(cfg.RowBytes), (cfg.Rows+cfg.ViewRows-1)/cfg.ViewRows, cfg.Workers)
+	var progress roundtrip.Progress
+	if isTerminal(stdout) {
+		progress = func(phase string, done, total int) {
+			fmt.Fprintf(stdout, "\r%-8s %d/%d rows", phase, done, total)
+			if done == total {
+				fmt.Fprint(stdout, "\r\033[K")
+			}
+		}
+	}
+	rep, err := roundtrip.Run(ctx, cfg, progress)
+	summary(stdout, rep, err == nil)
+	if err != nil {
+		fmt.Fprintln(stderr, "kvshare:", err)
+		return 1
+	}
+	if !rep.OK() {
+		fmt.Fprintln(stderr, "kvshare: round trip FAILED")
+		return 1
+	}
+	return 0
+}
+
+func summary(w io.Writer, rep roundtrip.Report, ran bool) {
+	for _, p := range []struct {
+		name string
+		ph   roundtrip.Phase
+	}{{"publish", rep.Publish}, {"fetch", rep.Fetch}} {
+		fmt.Fprintf(w, "%-8s %s; %s in %.3f s, %.2f GB/s\n", p.name, statuses(p.ph.Rows), size(p.ph.Bytes), p.ph.Elapsed.Seconds(), p.ph.GBps())
+	}
+	if ran {
+		fmt.Fprintf(w, "check    %d/%d rows byte-identical\n", rep.Config.Rows-rep.Mismatches, rep.Config.Rows)
+	}
+	fmt.Fprintf(w, "lent     %d rows, %s left after quiescence", rep.RowsLent, size(rep.BytesLent))
+	if rep.Freed {
+		fmt.Fprint(w, "; both regions returned to their lenders")
+	}
+	fmt.Fprintln(w)
+}
+
+// statuses lists every non-zero row count by status.
+func statuses(rows [contract.RowStatusCount]int64) string {
+	var parts []string
+	for s, n := range rows {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %v", n, contract.RowStatus(s)))
+		}
+	}
+	if len(parts) == 0 {
+		return "no rows"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// size prints bytes in binary units.
+func size(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,24 @@
+module github.com/kvshare/kvshare/tools
+
+go 1.26
+
+require (
+	github.com/kvshare/kvshare/binding v0.0.0
+	github.com/kvshare/kvshare/contract v0.0.0
+	github.com/kvshare/kvshare/memdrv v0.0.0
+	github.com/stretchr/testify v1.12.1
+)
+
+require (
+	github.com/kvshare/kvshare/keys v0.0.0 // indirect
+	github.com/kvshare/kvshare/rowbatch v0.0.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+)
+
+replace (
+	github.com/kvshare/kvshare/binding => ../binding
+	github.com/kvshare/kvshare/contract => ../contract
+	github.com/kvshare/kvshare/keys => ../keys
+	github.com/kvshare/kvshare/memdrv => ../memdrv
+	github.com/kvshare/kvshare/rowbatch => ../rowbatch
+)

@@ -1,0 +1,60 @@
+package roundtrip
+
+import (
+	"fmt"
+	"time"
+)
+
+// Config is one round trip's shape. The zero value is not usable; start
+// from [Defaults].
+type Config struct {
+	// Rows is the number of KV blocks moved; RowBytes the size of each.
+	Rows     int
+	RowBytes int64
+	// ViewRows is the rows of one submitted view (one attempt); the
+	// round trip submits Rows/ViewRows attempts at once, as an engine
+	// would for several requests.
+	ViewRows int
+	// Workers is the worker goroutines of each in-memory driver.
+	Workers int
+	// KeyPrefix starts every store key.
+	KeyPrefix string
+	// Timeout bounds the whole run.
+	Timeout time.Duration
+	// Seed makes the published bytes reproducible.
+	Seed uint64
+}
+
+// Defaults returns a shape that finishes in a few seconds on a 2-core
+// machine: 1024 blocks of 256 KiB (256 MiB each way), 64 per view, two
+// workers per driver.
+func Defaults() Config {
+	return Config{
+		Rows:      1024,
+		RowBytes:  256 << 10,
+		ViewRows:  64,
+		Workers:   2,
+		KeyPrefix: "kvshare/roundtrip",
+		Timeout:   2 * time.Minute,
+		Seed:      1,
+	}
+}
+
+// Validate names the first field that is out of range.
+func (c Config) Validate() error {
+	switch {
+	case c.Rows <= 0:
+		return fmt.Errorf("roundtrip: rows is %d, want > 0", c.Rows)
+	case c.RowBytes <= 0:
+		return fmt.Errorf("roundtrip: row bytes is %d, want > 0", c.RowBytes)
+	case c.RowBytes > 1<<40/int64(c.Rows):
+		return fmt.Errorf("roundtrip: rows*row bytes is over 1 TiB (%d*%d)", c.Rows, c.RowBytes)
+	case c.ViewRows <= 0:
+		return fmt.Errorf("roundtrip: view rows is %d, want > 0", c.ViewRows)
+	case c.Workers <= 0:
+		return fmt.Errorf("roundtrip: workers is %d, want > 0", c.Workers)
+	case c.Timeout <= 0:
+		return fmt.Errorf("roundtrip: timeout is %v, want > 0", c.Timeout)
+	}
+	return nil
+}

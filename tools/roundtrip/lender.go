@@ -1,0 +1,83 @@
+package roundtrip
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+
+	"github.com/kvshare/kvshare/binding"
+	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/memdrv"
+)
+
+// lender stands in for an engine's KV cache manager: one host region of
+// staging slots, lent under a hold to a backend over its own in-memory
+// driver.
+type lender struct {
+	name    string
+	mem     *memdrv.Memory
+	drv     *memdrv.Driver
+	backend *binding.Backend
+	hold    *hold
+}
+
+// hold is the lender's hold on its region: the memory may be freed only
+// after the binding released it.
+type hold struct{ released atomic.Bool }
+
+func (h *hold) Release() { h.released.Store(true) }
+
+func newLender(name string, store *memdrv.Store, cfg Config) (*lender, error) {
+	mem, err := memdrv.Alloc(cfg.RowBytes, cfg.Rows, contract.Host)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	l := &lender{name: name, mem: mem, drv: memdrv.New(store, memdrv.Options{Workers: cfg.Workers}), hold: &hold{}}
+	regions, err := binding.Bind(l.drv, []contract.SlotRegion{mem.Region}, l.hold)
+	if err != nil {
+		return nil, l.abandon(fmt.Errorf("%s: bind: %w", name, err))
+	}
+	l.backend, err = binding.New(regions, binding.Config{KeyPrefix: cfg.KeyPrefix})
+	if err != nil {
+		if uerr := regions.Unbind(context.Background()); uerr != nil {
+			return nil, fmt.Errorf("%s: %w (and unbinding: %v; memory kept)", name, err, uerr)
+		}
+		return nil, l.abandon(fmt.Errorf("%s: %w", name, err))
+	}
+	return l, nil
+}
+
+// abandon frees what a lender that never served holds, if the hold was
+// released (nothing can be registered); otherwise it keeps the memory.
+func (l *lender) abandon(err error) error {
+	if !l.hold.released.Load() {
+		return fmt.Errorf("%w (hold kept: memory not freed)", err)
+	}
+	if cerr := l.drv.Close(); cerr != nil {
+		err = errors.Join(err, cerr)
+	}
+	return errors.Join(err, l.mem.Free())
+}
+
+// close follows the owner's cleanup order: Shutdown answers no labels, the
+// binding releases the hold, the driver is closed last, then the memory
+// goes back. Anything still held is reported and kept.
+func (l *lender) close(ctx context.Context) error {
+	if labels := l.backend.Shutdown(ctx); len(labels) > 0 {
+		return fmt.Errorf("%s: still held after shutdown, memory kept: %s", l.name, strings.Join(labels, ", "))
+	}
+	select {
+	case <-l.backend.Closed():
+	case <-ctx.Done():
+		return fmt.Errorf("%s: hold not released: %w (memory kept)", l.name, ctx.Err())
+	}
+	if !l.hold.released.Load() {
+		return fmt.Errorf("%s: backend closed without releasing the hold (memory kept)", l.name)
+	}
+	if err := l.drv.Close(); err != nil {
+		return fmt.Errorf("%s: close driver: %w (memory kept)", l.name, err)
+	}
+	return l.mem.Free()
+}
