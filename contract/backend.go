@@ -25,9 +25,12 @@ type Backend interface {
 	// Shutdown stops taking submissions, forces the outcome of every open
 	// attempt, and waits within ctx for attempts to quiesce. It returns the
 	// labels of what is still held: attempts not quiesced, regions still
-	// registered. An empty answer means the owner may release the hold.
-	// Shutdown never calls the driver, and returns early once what is left
-	// can never change.
+	// registered. An empty answer means nothing is held any more: no slot
+	// can be touched, no region is registered, and the lender's hold is
+	// free to go (the binding module releases it itself before it answers
+	// empty). Only then may the owner close the driver. Shutdown never
+	// calls the driver, and returns early once what is left can never
+	// change.
 	Shutdown(ctx context.Context) []string
 
 	// Stats returns a snapshot of the backend's counters.

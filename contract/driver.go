@@ -93,7 +93,8 @@ type Operation interface {
 	Poll() OpState
 	// Cancel asks the driver to stop. It is advisory: with
 	// [Capabilities.Cancel], rows not yet started end Cancelled; rows in
-	// the store's hands run on.
+	// the store's hands run on. Cancel returns at once; it never waits
+	// for the store.
 	Cancel()
 }
 

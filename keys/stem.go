@@ -1,7 +1,6 @@
 package keys
 
 import (
-	"encoding/hex"
 	"fmt"
 	"unsafe"
 )
@@ -83,7 +82,7 @@ func (s Stem) Key(name []byte) (string, error) {
 	}
 	buf := make([]byte, 0, s.KeyLen(len(name)))
 	buf = append(buf, s.stem...)
-	buf = hex.AppendEncode(buf, name)
+	buf = appendHex(buf, name)
 	return unsafe.String(unsafe.SliceData(buf), len(buf)), nil
 }
 
@@ -124,7 +123,7 @@ func (s Stem) Keys(dst []string, names [][]byte) ([]string, error) {
 	buf := make([]byte, 0, total)
 	for _, name := range names {
 		buf = append(buf, s.stem...)
-		buf = hex.AppendEncode(buf, name)
+		buf = appendHex(buf, name)
 	}
 	// buf is never written again, and nothing else refers to it: the
 	// string over it is immutable from here on.
