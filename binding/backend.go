@@ -79,8 +79,8 @@ var _ contract.Backend = (*Backend)(nil)
 // unregisters its regions and releases its hold after Shutdown, once
 // every attempt has quiesced. New fails with an error wrapping
 // [ErrConfig] (a bad key prefix, a negative cap, nil regions, or regions
-// another backend owns or that were unbound); then nothing changed and r
-// is still the caller's to unbind.
+// another backend owns or on which Unbind was called); then nothing
+// changed and r is still the caller's to unbind.
 func New(r *Regions, cfg Config) (*Backend, error) {
 	if r == nil {
 		return nil, fmt.Errorf("%w: no regions", ErrConfig)
@@ -100,9 +100,9 @@ func New(r *Regions, cfg Config) (*Backend, error) {
 	case r.owned:
 		r.mu.Unlock()
 		return nil, fmt.Errorf("%w: the regions already belong to a backend", ErrConfig)
-	case r.released:
+	case r.unbinding:
 		r.mu.Unlock()
-		return nil, fmt.Errorf("%w: the regions were unbound", ErrConfig)
+		return nil, fmt.Errorf("%w: Unbind was called on the regions", ErrConfig)
 	}
 	r.owned = true
 	r.mu.Unlock()
@@ -157,7 +157,7 @@ func (b *Backend) Publish(v contract.View, d contract.Destination) (contract.Att
 	return b.submit(publish, v, nil, d)
 }
 
-// rejected returns why the backend takes no submission now, or nil.
+// rejectedLocked returns why the backend takes no submission now, or nil.
 func (b *Backend) rejectedLocked() error {
 	switch {
 	case b.violation != nil:

@@ -174,13 +174,7 @@ func TestWakeIsCalledOutsideTheLock(t *testing.T) {
 
 func TestAMissDoesNotStopAFetch(t *testing.T) {
 	d := newFake(getPut)
-	miss := keyOf(t, "n1")
-	d.answer = func(_ direction, k string) contract.RowStatus {
-		if k == miss {
-			return contract.Miss
-		}
-		return contract.Ready
-	}
+	d.answerReadyBut(t, "n1", contract.Miss)
 	b, _ := fakeBackend(t, d, 1, Config{MaxRowsPerCall: 2})
 	a, err := b.Fetch(rowsView(6), nil)
 	require.NoError(t, err)
@@ -214,13 +208,7 @@ func TestNotReadyAndDeclinedAreUndeliveredWithoutFault(t *testing.T) {
 
 func TestAFaultStopsLaterFetchCallsNotYetHandedOver(t *testing.T) {
 	d := newFake(getPut)
-	bad := keyOf(t, "n4")
-	d.answer = func(_ direction, k string) contract.RowStatus {
-		if k == bad {
-			return contract.Fault
-		}
-		return contract.Ready
-	}
+	d.answerReadyBut(t, "n4", contract.Fault)
 	b, _ := fakeBackend(t, d, 1, Config{MaxRowsPerCall: 2})
 	a, err := b.Fetch(rowsView(8), nil)
 	require.NoError(t, err)
@@ -263,28 +251,39 @@ func TestAFetchFaultCancelsLaterCallsAndWaitsForEarlierOnes(t *testing.T) {
 	assert.True(t, a.Quiesced())
 }
 
+// The outcome's fault is that of the earliest faulted row in view order,
+// whichever call reports first.
 func TestTheEarliestFaultNamesTheOutcome(t *testing.T) {
-	d := newFake(getPut)
-	b, _ := fakeBackend(t, d, 1, Config{MaxRowsPerCall: 2})
-	a, err := b.Fetch(rowsView(4), nil)
-	require.NoError(t, err)
-	ops := d.Ops()
-	ops[1].finish(contract.Ended, contract.Fault)
-	ops[0].finish(contract.Ended, contract.Ready, contract.Fault)
-	out, ok := a.Outcome()
-	require.True(t, ok)
-	assert.ErrorContains(t, out.Fault, "group 0 row 1")
+	for _, dir := range []direction{fetch, publish} {
+		for _, laterFirst := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%v/later call reports first=%v", dir, laterFirst), func(t *testing.T) {
+				d := newFake(getPut)
+				b, _ := fakeBackend(t, d, 1, Config{MaxRowsPerCall: 2})
+				a, err := submitTo(b, dir, rowsView(4))
+				require.NoError(t, err)
+				ops := d.Ops()
+				require.Len(t, ops, 2)
+				early := func() { ops[0].finish(contract.Ended, contract.Ready, contract.Fault) } // row 1
+				late := func() { ops[1].finish(contract.Ended, contract.Fault) }                  // rows 2, 3
+				if laterFirst {
+					late()
+					early()
+				} else {
+					early()
+					late()
+				}
+				out, ok := a.Outcome()
+				require.True(t, ok)
+				require.ErrorIs(t, out.Fault, ErrRowFault)
+				assert.ErrorContains(t, out.Fault, "group 0 row 1 ")
+			})
+		}
+	}
 }
 
 func TestPublishRowsStandAlone(t *testing.T) {
 	d := newFake(getPut)
-	bad := keyOf(t, "n1")
-	d.answer = func(_ direction, k string) contract.RowStatus {
-		if k == bad {
-			return contract.Fault
-		}
-		return contract.Ready
-	}
+	d.answerReadyBut(t, "n1", contract.Fault)
 	b, _ := fakeBackend(t, d, 1, Config{MaxRowsPerCall: 2})
 	a, err := b.Publish(rowsView(6), nil)
 	require.NoError(t, err)
@@ -303,11 +302,7 @@ func TestARejectedCallFaultsItsRowsAndStopsTheAttempt(t *testing.T) {
 				return nil, rejection, n == 2
 			}
 			b, hold := fakeBackend(t, d, 1, Config{MaxRowsPerCall: 2})
-			submit := b.Fetch
-			if dir == publish {
-				submit = func(v contract.View, _ contract.Hint) (contract.Attempt, error) { return b.Publish(v, nil) }
-			}
-			a, err := submit(rowsView(6), nil)
+			a, err := submitTo(b, dir, rowsView(6))
 			require.NoError(t, err)
 			assert.Equal(t, 2, d.Calls(), "nothing after the refused call")
 			d.Ops()[0].finish(contract.Ended, contract.Ready)
@@ -376,6 +371,11 @@ func TestResultsAreRecordedOnceWhateverTheCallbacks(t *testing.T) {
 	assert.Equal(t, 4, out.Prefix())
 	assert.EqualValues(t, 4, b.Stats().Rows[contract.Ready])
 	assert.Zero(t, b.Stats().Rows[contract.Fault])
+
+	// and once the access end is recorded, the operation is never asked again
+	op.setPoll(func(contract.OpState) contract.OpState { panic("operation released") })
+	op.onChange()
+	assert.Empty(t, b.Stats().Violation)
 }
 
 func TestAHintReachesEveryGet(t *testing.T) {
@@ -419,6 +419,9 @@ func TestUnprovableAccessKeepsEverything(t *testing.T) {
 
 	ops[1].finish(contract.Ended) // Unprovable is terminal whatever the driver says later
 	assert.False(t, a.Quiesced())
+	ops[1].setPoll(func(contract.OpState) contract.OpState { panic("operation released") })
+	ops[1].onChange()
+	assert.Empty(t, b.Stats().Violation, "an unprovable call is polled only until its results are recorded")
 	st := b.Stats()
 	assert.EqualValues(t, 1, st.CallsUnprovable)
 	assert.Zero(t, st.CallsInFlight)
@@ -457,4 +460,19 @@ func TestACallCountsAsStartedBeforeItEntersTheDriver(t *testing.T) {
 	assert.EqualValues(t, 2, seen[0].RowsLent)
 	assert.EqualValues(t, 2, seen[1].CallsInFlight)
 	assert.EqualValues(t, 3, seen[1].RowsLent)
+}
+
+// The backend keeps the caller's arrays, as the contract says: it copies
+// neither the slots nor the names of a view.
+func TestTheViewIsReferencedNotCopied(t *testing.T) {
+	d := newFake(getPut)
+	b, _ := fakeBackend(t, d, 1, Config{})
+	v := rowsView(3)
+	a, err := b.Fetch(v, nil)
+	require.NoError(t, err)
+	kept := a.(*attempt).view
+	require.Len(t, kept.Groups, 1)
+	assert.Same(t, &v.Groups[0], &kept.Groups[0])
+	assert.Same(t, &v.Groups[0].Slots[0], &kept.Groups[0].Slots[0])
+	assert.Same(t, &v.Groups[0].Names[0], &kept.Groups[0].Names[0])
 }

@@ -143,8 +143,8 @@ func BenchmarkBackendPerRow(b *testing.B) {
 // BenchmarkSubmitLatency is how long Fetch takes to return: validation,
 // keys, cutting and the handover of the calls to a driver that admits
 // them and settles them after Fetch returned. It reports the 50th and
-// 99th percentile of Fetch alone; ns/op includes the settling. Targets at p99: 20 µs for 256 rows,
-// 150 µs for 4096.
+// 99th percentile of Fetch alone; ns/op includes the settling. Targets
+// at p99: 20 µs for 256 rows, 150 µs for 4096.
 func BenchmarkSubmitLatency(b *testing.B) {
 	for _, rows := range []int{256, 4096} {
 		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {

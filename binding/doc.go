@@ -14,7 +14,8 @@
 // every call to the driver as soon as it is cut, on the submitter's
 // goroutine, and learns of progress only through the driver's onChange.
 // It keeps no queue and runs no worker of its own: the one goroutine it
-// starts, after Shutdown, drains the driver and unbinds the regions.
+// starts, after Shutdown, drains the driver and unbinds the regions (and
+// the slow-call timer, when it fires, logs on a goroutine of its own).
 //
 // # What it promises
 //
@@ -32,9 +33,10 @@
 //   - Wake is called after an attempt's outcome or quiescence is
 //     published, outside every lock.
 //   - A driver that breaks the protocol is contained: the call is held as
-//     unprovable, the violation is logged once and named by every later
-//     submission's error ([ViolationError]); calls not yet handed over end
-//     Cancelled, holding no memory; calls already in the driver run on.
+//     unprovable (unless its access end was already recorded), the
+//     violation is logged once and named by every later submission's
+//     error ([ViolationError]); calls not yet handed over end Cancelled,
+//     holding no memory; calls already in the driver run on.
 //     What counts as a violation: a panic from Put, Get, Poll or Cancel;
 //     an error from Put or Get that does not wrap
 //     [contract.ErrDriverRejected]; a nil operation without an error; a
@@ -60,7 +62,10 @@
 // fetch hint for a driver without Hints, a non-nil publish destination,
 // a direction the driver does not serve, and a fetch that names one slot
 // twice; after Shutdown or a violation, with
-// [contract.ErrSubmissionRejected].
+// [contract.ErrSubmissionRejected]. [Regions.Unbind] on regions a
+// backend owns is refused ([ErrOwned]), and [New] refuses regions on
+// which Unbind was called, even an Unbind that did not finish (some may
+// be unregistered already).
 //
 // # Decisions
 //
@@ -83,7 +88,11 @@
 //   - The outcome's Fault is that of the earliest row in view order that
 //     faulted, in a publish as in a fetch, wrapping [ErrRowFault] (group,
 //     row and key named), the driver's refusal, or the [ViolationError].
-//     Cancel makes no fault: the rows simply are not delivered.
+//     A violation in a call whose results were already recorded keeps
+//     those verdicts and counts as a fault at the row after the call
+//     (the attempt stops there), so an outcome never hides a violation
+//     that stopped it. Cancel makes no fault: the rows simply are not
+//     delivered.
 //   - A forced outcome (Shutdown) has the fault [ErrOutcomeForced],
 //     wrapping the attempt's earlier fault when it had one. Its Delivered
 //     holds the rows Ready by then; rows whose results come later are
@@ -131,9 +140,10 @@
 //     submission order, then "region <index>", in index order.
 //   - One timer per backend watches slow calls: it fires at the oldest
 //     unlogged call's deadline, logs every call due (once each), and
-//     re-arms for the next; it is stopped whenever no call is in flight. A call held as unprovable leaves the watch
-//     (it is counted in CallsUnprovable instead). SlowCall < 0 turns the
-//     log off.
+//     re-arms for the next; it is stopped whenever no call is in flight.
+//     A call held as unprovable leaves the watch (it is counted in
+//     CallsUnprovable instead, and warned about once when it becomes
+//     unprovable). SlowCall < 0 turns the log off.
 //   - CallsInFlight counts calls whose access is Open; unprovable calls
 //     are not in flight, but their rows and bytes stay in RowsLent and
 //     BytesLent. OldestCall is the age of the oldest call in flight.

@@ -30,6 +30,11 @@ var (
 	// ErrConfig: New was given something it cannot build a backend from.
 	// Nothing was registered or released; the regions stay the caller's.
 	ErrConfig = errors.New("kvshare/binding: bad backend config")
+
+	// ErrOwned: [Regions.Unbind] was called on a binding a [Backend]
+	// owns. Nothing was unregistered or released; the backend unbinds
+	// the regions itself after Shutdown.
+	ErrOwned = errors.New("kvshare/binding: the regions belong to a backend")
 )
 
 // SubmissionError is a view, hint or destination the backend refused
@@ -41,6 +46,8 @@ type SubmissionError struct {
 	Reason     string
 }
 
+// Error returns "kvshare: invalid submission: group G row R: reason",
+// leaving out the group or row when it is -1.
 func (e *SubmissionError) Error() string {
 	var b strings.Builder
 	b.WriteString(contract.ErrInvalidSubmission.Error())
@@ -76,6 +83,8 @@ type ViolationError struct {
 	Detail string
 }
 
+// Error names the rule broken, the call, and the detail when there is
+// one.
 func (e *ViolationError) Error() string {
 	s := "kvshare/binding: driver broke the protocol: " + e.Rule + " (" + e.Call + ")"
 	if e.Detail != "" {
@@ -100,6 +109,7 @@ type LiveRegistrationError struct {
 	regions *Regions
 }
 
+// Error names what is held and the driver's answer.
 func (e *LiveRegistrationError) Error() string {
 	return fmt.Sprintf("%v: holding %s: %v", ErrRegistrationMayBeLive, strings.Join(e.Held, ", "), e.Err)
 }

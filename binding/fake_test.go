@@ -62,12 +62,41 @@ func (d *fakeDriver) Events() []string {
 func (d *fakeDriver) Capabilities() contract.Capabilities { return d.caps }
 
 func (d *fakeDriver) Register(r contract.SlotRegion) (contract.Registration, error) {
+	var hook func() (contract.Registration, error)
 	if d.register != nil {
-		h, err := d.register(r)
-		d.event("register %#x -> %d %v", r.Base, h, err)
+		hook = func() (contract.Registration, error) { return d.register(r) }
+	}
+	return enrol(d, d.live, r, fmt.Sprintf("register %#x", r.Base), hook)
+}
+
+// failRegistration makes the nth Register call (counting from 1) answer
+// what fail returns; every other call gets handle n.
+func (d *fakeDriver) failRegistration(nth int, fail func() (contract.Registration, error)) {
+	n := 0
+	d.register = func(contract.SlotRegion) (contract.Registration, error) {
+		n++
+		if n == nth {
+			return fail()
+		}
+		return contract.Registration(n), nil
+	}
+}
+
+func (d *fakeDriver) Unregister(h contract.Registration) error {
+	return revoke(d, d.live, h, "unregister", &d.refuseUnregister)
+}
+
+// enrol answers a registration as Register and RegisterRegions do: hook
+// decides the answer when it is set, else the next handle is handed out;
+// a non-zero handle is live in table until revoked. The event reads
+// "<what> -> <handle>", followed by the error when hook answered.
+func enrol[V any](d *fakeDriver, table map[contract.Registration]V, v V, what string, hook func() (contract.Registration, error)) (contract.Registration, error) {
+	if hook != nil {
+		h, err := hook()
+		d.event("%s -> %d %v", what, h, err)
 		if h != 0 {
 			d.mu.Lock()
-			d.live[h] = r
+			table[h] = v
 			d.mu.Unlock()
 		}
 		return h, err
@@ -75,28 +104,32 @@ func (d *fakeDriver) Register(r contract.SlotRegion) (contract.Registration, err
 	d.mu.Lock()
 	d.next++
 	h := d.next
-	d.live[h] = r
+	table[h] = v
 	d.mu.Unlock()
-	d.event("register %#x -> %d", r.Base, h)
+	d.event("%s -> %d", what, h)
 	return h, nil
 }
 
-func (d *fakeDriver) Unregister(h contract.Registration) error {
+// revoke answers a revocation as Unregister and UnregisterRegions do:
+// refused as busy while *refuse > 0 (counting down), refused for a handle
+// not live, otherwise removed from table. The events read "<what> <handle>"
+// followed by "refused" or "unknown" when refused.
+func revoke[V any](d *fakeDriver, table map[contract.Registration]V, h contract.Registration, what string, refuse *int) error {
 	d.mu.Lock()
-	if d.refuseUnregister > 0 {
-		d.refuseUnregister--
+	if *refuse > 0 {
+		*refuse--
 		d.mu.Unlock()
-		d.event("unregister %d refused", h)
-		return fmt.Errorf("%w: region busy", contract.ErrDriverRejected)
+		d.event("%s %d refused", what, h)
+		return fmt.Errorf("%w: %s %d: busy", contract.ErrDriverRejected, what, h)
 	}
-	_, ok := d.live[h]
-	delete(d.live, h)
+	_, ok := table[h]
+	delete(table, h)
 	d.mu.Unlock()
 	if !ok {
-		d.event("unregister %d unknown", h)
-		return fmt.Errorf("%w: unknown registration %d", contract.ErrDriverRejected, h)
+		d.event("%s %d unknown", what, h)
+		return fmt.Errorf("%w: %s %d: unknown handle", contract.ErrDriverRejected, what, h)
 	}
-	d.event("unregister %d", h)
+	d.event("%s %d", what, h)
 	return nil
 }
 
@@ -137,6 +170,18 @@ func (d *fakeDriver) admit(dir direction, b contract.RowBatch, h contract.Hint, 
 		op.finish(contract.Ended, st...)
 	}
 	return op, nil
+}
+
+// answerReadyBut makes every call settle at once, each row Ready except
+// the one whose key is the key of name under prefix "t", which gets s.
+func (d *fakeDriver) answerReadyBut(t testing.TB, name string, s contract.RowStatus) {
+	odd := keyOf(t, name)
+	d.answer = func(_ direction, k string) contract.RowStatus {
+		if k == odd {
+			return s
+		}
+		return contract.Ready
+	}
 }
 
 // Ops returns the operations admitted so far, in order.
@@ -273,48 +318,121 @@ func (t *fakeTogether) RegisterRegions(specs []contract.RegionSpec) (contract.Re
 	for i, s := range specs {
 		labels[i] = s.Label
 	}
+	var hook func() (contract.Registration, error)
 	if t.registerRegions != nil {
-		h, err := t.registerRegions(specs)
-		t.event("register-regions %v -> %d %v", labels, h, err)
-		if h != 0 {
-			t.mu.Lock()
-			t.batches[h] = specs
-			t.mu.Unlock()
-		}
-		return h, err
+		hook = func() (contract.Registration, error) { return t.registerRegions(specs) }
 	}
-	t.mu.Lock()
-	t.next++
-	h := t.next
-	t.batches[h] = specs
-	t.mu.Unlock()
-	t.event("register-regions %v -> %d", labels, h)
-	return h, nil
+	return enrol(t.fakeDriver, t.batches, specs, fmt.Sprintf("register-regions %v", labels), hook)
 }
 
 func (t *fakeTogether) UnregisterRegions(h contract.Registration) error {
-	t.mu.Lock()
-	if t.refuseTogether > 0 {
-		t.refuseTogether--
-		t.mu.Unlock()
-		t.event("unregister-regions %d refused", h)
-		return fmt.Errorf("%w: a region of the batch is busy", contract.ErrDriverRejected)
-	}
-	_, ok := t.batches[h]
-	delete(t.batches, h)
-	t.mu.Unlock()
-	if !ok {
-		t.event("unregister-regions %d unknown", h)
-		return fmt.Errorf("%w: unknown batch %d", contract.ErrDriverRejected, h)
-	}
-	t.event("unregister-regions %d", h)
-	return nil
+	return revoke(t.fakeDriver, t.batches, h, "unregister-regions", &t.refuseTogether)
 }
 
 func (t *fakeTogether) LiveBatches() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return len(t.batches)
+}
+
+// watchedDriver wraps a fakeDriver and its operations: it counts every
+// call of a driver or operation method, and while frozen each call blocks
+// before it reaches the fake, as a store that stopped answering would.
+type watchedDriver struct {
+	fake  *fakeDriver
+	calls atomic.Int64
+
+	mu     sync.Mutex
+	frozen chan struct{} // nil while calls go through
+}
+
+var _ contract.Driver = (*watchedDriver)(nil)
+
+func watch(d *fakeDriver) *watchedDriver { return &watchedDriver{fake: d} }
+
+// freeze makes every later call block until thaw is called.
+func (w *watchedDriver) freeze() (thaw func()) {
+	ch := make(chan struct{})
+	w.mu.Lock()
+	w.frozen = ch
+	w.mu.Unlock()
+	return func() {
+		w.mu.Lock()
+		w.frozen = nil
+		w.mu.Unlock()
+		close(ch)
+	}
+}
+
+// Calls returns how many driver and operation methods were called.
+func (w *watchedDriver) Calls() int64 { return w.calls.Load() }
+
+func (w *watchedDriver) enter() {
+	w.calls.Add(1)
+	w.mu.Lock()
+	ch := w.frozen
+	w.mu.Unlock()
+	if ch != nil {
+		<-ch
+	}
+}
+
+func (w *watchedDriver) Capabilities() contract.Capabilities {
+	w.enter()
+	return w.fake.Capabilities()
+}
+
+func (w *watchedDriver) Register(r contract.SlotRegion) (contract.Registration, error) {
+	w.enter()
+	return w.fake.Register(r)
+}
+
+func (w *watchedDriver) Unregister(h contract.Registration) error {
+	w.enter()
+	return w.fake.Unregister(h)
+}
+
+func (w *watchedDriver) Put(b contract.RowBatch, onChange func()) (contract.Operation, error) {
+	w.enter()
+	return w.op(w.fake.Put(b, onChange))
+}
+
+func (w *watchedDriver) Get(b contract.RowBatch, h contract.Hint, onChange func()) (contract.Operation, error) {
+	w.enter()
+	return w.op(w.fake.Get(b, h, onChange))
+}
+
+func (w *watchedDriver) op(op contract.Operation, err error) (contract.Operation, error) {
+	if op == nil {
+		return nil, err
+	}
+	return watchedOp{w, op}, err
+}
+
+func (w *watchedDriver) Drain(ctx context.Context) bool {
+	w.enter()
+	return w.fake.Drain(ctx)
+}
+
+func (w *watchedDriver) Close() error {
+	w.enter()
+	return w.fake.Close()
+}
+
+// watchedOp is an operation of a watchedDriver.
+type watchedOp struct {
+	w  *watchedDriver
+	op contract.Operation
+}
+
+func (o watchedOp) Poll() contract.OpState {
+	o.w.enter()
+	return o.op.Poll()
+}
+
+func (o watchedOp) Cancel() {
+	o.w.enter()
+	o.op.Cancel()
 }
 
 // countingHold counts releases and records them in a driver's events.
@@ -348,20 +466,31 @@ func fakeBackend(t testing.TB, d contract.Driver, n int, cfg Config) (*Backend, 
 		regs[i] = fakeRegion(i, contract.Host)
 	}
 	hold := &countingHold{}
-	if f, ok := d.(*fakeDriver); ok {
+	switch f := d.(type) {
+	case *fakeDriver:
 		hold.log = f
+	case *watchedDriver:
+		hold.log = f.fake
 	}
-	r, err := Bind(d, regs, hold)
+	return bindBackend(t, d, regs, hold, "t", cfg), hold
+}
+
+// bindBackend binds regions to d under hold and builds a backend from
+// cfg, with prefix when cfg names none and a logger that drops records
+// when it has none.
+func bindBackend(t testing.TB, d contract.Driver, regions []contract.SlotRegion, hold Hold, prefix string, cfg Config) *Backend {
+	t.Helper()
+	r, err := Bind(d, regions, hold)
 	require.NoError(t, err)
 	if cfg.KeyPrefix == "" {
-		cfg.KeyPrefix = "t"
+		cfg.KeyPrefix = prefix
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	b, err := New(r, cfg)
 	require.NoError(t, err)
-	return b, hold
+	return b
 }
 
 // rowsView is one group in region 0: slots 0..n-1 named "n0", "n1"...

@@ -1,7 +1,6 @@
 package binding
 
 import (
-	"log/slog"
 	"sync/atomic"
 	"testing"
 
@@ -63,17 +62,7 @@ func (l *lender) fill(region, slot int, seed byte) {
 // memBackend binds the lender's regions to d and builds a backend.
 func memBackend(t testing.TB, d contract.Driver, l *lender, cfg Config) *Backend {
 	t.Helper()
-	r, err := Bind(d, l.Regions(), l)
-	require.NoError(t, err)
-	if cfg.KeyPrefix == "" {
-		cfg.KeyPrefix = "mem"
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
-	b, err := New(r, cfg)
-	require.NoError(t, err)
-	return b
+	return bindBackend(t, d, l.Regions(), l, "mem", cfg)
 }
 
 // memKey is the key memBackend builds for name.

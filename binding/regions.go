@@ -1,6 +1,7 @@
 package binding
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -23,7 +24,7 @@ type Hold interface {
 // than renumbered.
 //
 // A Regions is safe for concurrent use. Once a [Backend] is built over it
-// the backend owns it: the owner must not call [Regions.Unbind] but shut
+// the backend owns it: [Regions.Unbind] is refused, and the owner shuts
 // the backend down instead.
 type Regions struct {
 	drv     contract.Driver
@@ -32,12 +33,13 @@ type Regions struct {
 	served  []bool
 	hold    Hold
 
-	unbindMu sync.Mutex // serialises Unbind
+	unbindMu sync.Mutex // serialises unbind
 
-	mu       sync.Mutex
-	regs     []*registration // in registration order
-	released bool
-	owned    bool // a Backend owns the binding
+	mu        sync.Mutex
+	regs      []*registration // in registration order
+	released  bool
+	owned     bool // a Backend owns the binding
+	unbinding bool // the owner called Unbind: no Backend may own it
 }
 
 // registration is one driver handle and the regions it covers: one region
@@ -226,26 +228,29 @@ func (r *Regions) Capabilities() contract.Capabilities { return r.caps }
 // everything is revoked. A region registered without a handle to revoke
 // reads "region <index> (no handle)".
 func (r *Regions) Held() []string {
+	type heldRegion struct {
+		index    int
+		noHandle bool
+	}
+	var regions []heldRegion
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.heldLocked()
-}
-
-func (r *Regions) heldLocked() []string {
-	var held []string
 	for _, reg := range r.regs {
-		if reg.revoked {
-			continue
-		}
-		for _, i := range reg.indices {
-			l := regionLabel(i)
-			if reg.noHandle {
-				l += " (no handle)"
+		if !reg.revoked {
+			for _, i := range reg.indices {
+				regions = append(regions, heldRegion{i, reg.noHandle})
 			}
-			held = append(held, l)
 		}
 	}
-	slices.Sort(held)
+	r.mu.Unlock()
+	slices.SortFunc(regions, func(a, b heldRegion) int { return cmp.Compare(a.index, b.index) })
+	var held []string
+	for _, h := range regions {
+		l := regionLabel(h.index)
+		if h.noHandle {
+			l += " (no handle)"
+		}
+		held = append(held, l)
+	}
 	return held
 }
 

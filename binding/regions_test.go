@@ -112,14 +112,7 @@ func TestBindEachRollsBackAFailureThatEscapedNothing(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			d := newFake(getPut)
-			n := 0
-			d.register = func(contract.SlotRegion) (contract.Registration, error) {
-				n++
-				if n == 3 {
-					return 0, fail
-				}
-				return contract.Registration(n), nil
-			}
+			d.failRegistration(3, func() (contract.Registration, error) { return 0, fail })
 			hold := &countingHold{log: d}
 			regions := []contract.SlotRegion{fakeRegion(0, contract.Host), fakeRegion(1, contract.Host), fakeRegion(2, contract.Host)}
 			r, err := Bind(d, regions, hold)
@@ -166,14 +159,7 @@ func TestBindEachKeepsTheHoldWhenARegistrationMayBeLive(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			d := newFake(getPut)
-			n := 0
-			d.register = func(contract.SlotRegion) (contract.Registration, error) {
-				n++
-				if n == 2 {
-					return tc.fail()
-				}
-				return contract.Registration(n), nil
-			}
+			d.failRegistration(2, tc.fail)
 			// the fake keeps 77 live, as the driver said it may be
 			d.live[77] = contract.SlotRegion{}
 			hold := &countingHold{log: d}
@@ -203,14 +189,9 @@ func TestBindEachKeepsTheHoldWhenARegistrationMayBeLive(t *testing.T) {
 
 func TestBindEachKeepsTheHoldWhenARollbackIsRefused(t *testing.T) {
 	d := newFake(getPut)
-	n := 0
-	d.register = func(contract.SlotRegion) (contract.Registration, error) {
-		n++
-		if n == 2 {
-			return 0, fmt.Errorf("%w: full", contract.ErrDriverRejected)
-		}
-		return 1, nil
-	}
+	d.failRegistration(2, func() (contract.Registration, error) {
+		return 0, fmt.Errorf("%w: full", contract.ErrDriverRejected)
+	})
 	d.refuseUnregister = 1
 	hold := &countingHold{log: d}
 	_, err := Bind(d, []contract.SlotRegion{fakeRegion(0, contract.Host), fakeRegion(1, contract.Host)}, hold)
@@ -356,5 +337,36 @@ func TestUnbindGivesUpWithCtxAndNamesWhatIsHeld(t *testing.T) {
 		assert.ErrorContains(t, err, "region 1 still registered")
 		assert.Equal(t, []string{"region 1"}, r.Held())
 		assert.Zero(t, hold.Released())
+		_, err = New(r, Config{KeyPrefix: "p"})
+		require.ErrorIs(t, err, ErrConfig, "region 0 is no longer registered: no backend may serve it")
 	})
+}
+
+func TestUnbindIsRefusedWhileABackendOwnsTheRegions(t *testing.T) {
+	d := newFake(getPut)
+	b, hold := fakeBackend(t, d, 1, Config{})
+	_, err := b.Publish(rowsView(1), nil)
+	require.NoError(t, err)
+	before := d.Events()
+
+	err = b.Regions().Unbind(context.Background())
+	require.ErrorIs(t, err, ErrOwned)
+	assert.Equal(t, before, d.Events(), "the driver was not asked")
+	assert.Zero(t, hold.Released())
+	assert.Equal(t, []string{"region 0"}, b.Regions().Held())
+
+	d.Ops()[0].finish(contract.Ended, contract.Ready)
+	assert.Nil(t, b.Shutdown(context.Background()), "the backend unbinds the regions itself")
+	assert.Equal(t, 1, hold.Released())
+	require.ErrorIs(t, b.Regions().Unbind(context.Background()), ErrOwned, "still the backend's")
+}
+
+func TestNewRefusesRegionsOnceUnbindWasCalled(t *testing.T) {
+	d := newFake(getPut)
+	r, err := Bind(d, []contract.SlotRegion{fakeRegion(0, contract.Host)}, &countingHold{})
+	require.NoError(t, err)
+	require.NoError(t, r.Unbind(context.Background()))
+	_, err = New(r, Config{KeyPrefix: "p"})
+	require.ErrorIs(t, err, ErrConfig)
+	assert.ErrorContains(t, err, "Unbind was called")
 }

@@ -129,10 +129,11 @@ func (b *Backend) recordLocked(c *call, rows []contract.RowStatus) []*call {
 
 // violate contains a driver that broke the protocol in call c: the first
 // violation stops the backend taking submissions; the call's rows Fault
-// unless its results were recorded, and its access is held as unprovable
-// unless its end was recorded. The attempt hands nothing more over; other
-// attempts stop at their next handover, and their calls already in the
-// driver run on.
+// unless its results were recorded (then the violation is the attempt's
+// fault from the row after the call), and its access is held as
+// unprovable unless its end was recorded. The attempt hands nothing more
+// over; other attempts stop at their next handover, and their calls
+// already in the driver run on.
 func (b *Backend) violate(c *call, rule, detail string) {
 	a := c.a
 	v := &ViolationError{Rule: rule, Call: c.String(), Detail: detail}
@@ -143,7 +144,13 @@ func (b *Backend) violate(c *call, rule, detail string) {
 		b.broadcastLocked()
 	}
 	a.stop = true
-	b.faultCallLocked(c, v)
+	if c.resultsDone {
+		// The rows have their verdicts, but the attempt stops after
+		// this call all the same: say why.
+		a.noteFaultLocked(c.first+len(c.batch.Rows), v)
+	} else {
+		b.faultCallLocked(c, v)
+	}
 	wasDone := c.accessDone
 	b.endAccessLocked(c, true)
 	published := b.settleLocked(a)

@@ -179,7 +179,7 @@ func drainOnce(ctx context.Context, b *Backend) (ok bool, panicked any) {
 func (b *Backend) unbind() bool {
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), retireTry)
-		err := b.regions.Unbind(ctx)
+		err := b.regions.unbind(ctx)
 		cancel()
 		switch {
 		case err == nil:

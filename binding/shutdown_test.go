@@ -2,6 +2,8 @@ package binding
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -12,41 +14,96 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// Shutdown never calls the driver: when what is left can never change it
+// answers without a single driver call (nor does the retiring goroutine
+// make one); otherwise it waits within ctx while every driver method
+// blocks, which it could not do if it called one.
 func TestShutdownNeverCallsTheDriver(t *testing.T) {
+	t.Run("nothing can change", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			w := watch(newFake(getPut))
+			b, hold := fakeBackend(t, w, 1, Config{})
+			a, err := b.Fetch(rowsView(2), nil)
+			require.NoError(t, err)
+			w.fake.Ops()[0].finish(contract.Unprovable, contract.Fault)
+			before := w.Calls()
+
+			assert.Equal(t, []string{"attempt 1 (fetch)", "region 0"}, b.Shutdown(context.Background()))
+			synctest.Wait()
+			assert.Equal(t, before, w.Calls(), "no driver call, from Shutdown or after it")
+			assert.False(t, a.Quiesced())
+			assert.Zero(t, hold.Released())
+		})
+	})
+	t.Run("a frozen driver", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			w := watch(newFake(getPut))
+			var wakes atomic.Int32
+			b, hold := fakeBackend(t, w, 1, Config{Wake: func() { wakes.Add(1) }})
+			a, err := b.Fetch(rowsView(2), nil)
+			require.NoError(t, err)
+			op := w.fake.Ops()[0]
+			thaw := w.freeze()
+			before := w.Calls()
+
+			start := time.Now()
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			labels := b.Shutdown(ctx)
+			assert.Equal(t, 5*time.Second, time.Since(start), "Shutdown waited within ctx, not on the driver")
+			assert.Equal(t, []string{"attempt 1 (fetch)", "region 0"}, labels)
+			out, ok := a.Outcome()
+			require.True(t, ok)
+			require.ErrorIs(t, out.Fault, ErrOutcomeForced)
+			assert.Equal(t, []bool{false, false}, out.Delivered)
+			assert.EqualValues(t, 1, wakes.Load(), "woken for the forced outcome")
+			assert.Equal(t, before+1, w.Calls(), "only the retiring goroutine called: Cancel, and it is stuck there")
+
+			thaw()
+			synctest.Wait()
+			assert.Equal(t, 1, op.Cancels(), "the retiring goroutine asked the driver to cancel")
+			op.finish(contract.Ended, contract.Ready)
+			<-a.Done()
+			out, _ = a.Outcome()
+			assert.Equal(t, []bool{false, false}, out.Delivered, "a forced outcome never changes")
+			assert.Nil(t, b.Shutdown(context.Background()))
+			<-b.Closed()
+			assert.Equal(t, 1, hold.Released())
+			ev := w.fake.Events()
+			assert.Equal(t, []string{"drain true", "unregister 1", "release"}, ev[len(ev)-3:],
+				"drained, then every region unregistered, then the hold released")
+		})
+	})
+}
+
+// Shutdown in the middle of a handover stops it: no later call reaches the
+// driver, and the rows not handed over end Cancelled.
+func TestShutdownDuringAHandoverStopsIt(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		d := newFake(getPut)
-		var wakes atomic.Int32
-		b, hold := fakeBackend(t, d, 1, Config{Wake: func() { wakes.Add(1) }})
-		a, err := b.Fetch(rowsView(2), nil)
+		b, hold := fakeBackend(t, d, 1, Config{MaxRowsPerCall: 2})
+		var labels []string
+		d.enter = func(n int, _ direction, _ contract.RowBatch, _ func()) (contract.Operation, error, bool) {
+			if n == 1 {
+				ctx, cancel := context.WithCancel(context.Background())
+				cancel()
+				labels = b.Shutdown(ctx) // from another part of the owner's program
+			}
+			return nil, nil, false
+		}
+		a, err := b.Fetch(rowsView(6), nil)
 		require.NoError(t, err)
-		op := d.Ops()[0]
-		unblock := make(chan struct{})
-		op.cancel = func() { <-unblock } // a driver stuck in Cancel
-
-		start := time.Now()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		labels := b.Shutdown(ctx)
-		assert.Equal(t, 5*time.Second, time.Since(start), "Shutdown waited within ctx, not on the driver")
 		assert.Equal(t, []string{"attempt 1 (fetch)", "region 0"}, labels)
+		assert.Equal(t, 1, d.Calls(), "nothing after Shutdown reached the driver")
+		assert.EqualValues(t, 4, b.Stats().Rows[contract.Cancelled])
 		out, ok := a.Outcome()
 		require.True(t, ok)
 		require.ErrorIs(t, out.Fault, ErrOutcomeForced)
-		assert.Equal(t, []bool{false, false}, out.Delivered)
-		assert.EqualValues(t, 1, wakes.Load(), "woken for the forced outcome")
-		assert.Equal(t, 1, op.Cancels(), "the retiring goroutine asked the driver to cancel")
 
-		close(unblock)
-		op.finish(contract.Ended, contract.Ready)
+		d.Ops()[0].finish(contract.Ended, contract.Ready)
 		<-a.Done()
-		out, _ = a.Outcome()
-		assert.Equal(t, []bool{false, false}, out.Delivered, "a forced outcome never changes")
 		assert.Nil(t, b.Shutdown(context.Background()))
-		<-b.Closed()
 		assert.Equal(t, 1, hold.Released())
-		ev := d.Events()
-		assert.Equal(t, []string{"drain true", "unregister 1", "release"}, ev[len(ev)-3:],
-			"drained, then every region unregistered, then the hold released")
 	})
 }
 
@@ -265,4 +322,45 @@ func TestAnIdleBackendHoldsNoTimer(t *testing.T) {
 		d.Ops()[1].finish(contract.Ended, contract.Ready)
 		assert.False(t, armed())
 	})
+}
+
+// A call held as unprovable leaves the slow-call watch: it is counted in
+// CallsUnprovable and warned about once, when it became unprovable.
+func TestAnUnprovableCallIsNotLoggedAsSlow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		d := newFake(getPut)
+		logs := &logRecords{}
+		b, _ := fakeBackend(t, d, 1, Config{Logger: slogOf(logs)})
+		_, err := b.Fetch(rowsView(1), nil)
+		require.NoError(t, err)
+		time.Sleep(30 * time.Second)
+		d.Ops()[0].finish(contract.Unprovable, contract.Fault)
+		time.Sleep(time.Hour)
+		synctest.Wait()
+		assert.Zero(t, logs.Count(slowMsg))
+		assert.Equal(t, 1, logs.Count("kvshare/binding: driver cannot prove a call's access ended; its memory is kept for good"))
+		assert.Zero(t, b.Stats().OldestCall)
+	})
+}
+
+// Shutdown's labels come in submission order, then in region index order,
+// numerically ("region 2" before "region 10").
+func TestShutdownLabelsAreInOrder(t *testing.T) {
+	d := newFake(getPut)
+	b, _ := fakeBackend(t, d, 12, Config{})
+	var want []string
+	for i := range 12 {
+		v := contract.View{Groups: []contract.Group{{Region: 11 - i, Slots: []int32{0}, Names: [][]byte{[]byte("n")}}}}
+		_, err := submitTo(b, direction(i%2+1), v)
+		require.NoError(t, err)
+		want = append(want, fmt.Sprintf("attempt %d (%v)", i+1, direction(i%2+1)))
+	}
+	for i := range 12 {
+		want = append(want, fmt.Sprintf("region %d", i))
+	}
+	for _, op := range slices.Backward(d.Ops()) {
+		op.finish(contract.Unprovable, contract.Fault)
+	}
+	assert.Equal(t, want, b.Shutdown(context.Background()))
+	assert.Equal(t, want[12:], b.Regions().Held())
 }

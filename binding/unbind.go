@@ -25,9 +25,23 @@ const (
 // Unbind then revokes the rest and fails with [ErrRegistrationMayBeLive],
 // and the hold is kept for good.
 //
-// The owner calls Unbind only on a binding no [Backend] owns; a backend
-// unbinds its regions itself after Shutdown.
+// Unbind on a binding a [Backend] owns is refused with [ErrOwned] and
+// asks the driver nothing: the backend unbinds its regions itself after
+// Shutdown. Once Unbind was called, [New] refuses the binding, whether
+// Unbind succeeded or not.
 func (r *Regions) Unbind(ctx context.Context) error {
+	r.mu.Lock()
+	if r.owned {
+		r.mu.Unlock()
+		return fmt.Errorf("%w: shut the backend down instead", ErrOwned)
+	}
+	r.unbinding = true
+	r.mu.Unlock()
+	return r.unbind(ctx)
+}
+
+// unbind is Unbind without the ownership check: the backend's way.
+func (r *Regions) unbind(ctx context.Context) error {
 	r.unbindMu.Lock()
 	defer r.unbindMu.Unlock()
 	pause := firstRetry

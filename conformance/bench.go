@@ -133,6 +133,23 @@ func (b *bench) within(f func()) (ok bool, panicked any) {
 	}
 }
 
+// hook calls one of the harness's scenario hooks, bounded by Wait like
+// a driver call, since a hook may need the driver's locks; a panic ends
+// the check.
+func (b *bench) hook(name string, f func()) {
+	b.r.Helper()
+	if _, p := b.call("the "+name+" hook", f); p != nil {
+		b.r.Fatalf("the %s hook panicked: %v", name, p)
+	}
+}
+
+// object returns what the harness's Object hook finds under key.
+func (b *bench) object(key string) (data []byte, ok bool) {
+	b.r.Helper()
+	b.hook("Object", func() { data, ok = b.sub.Object(key) })
+	return data, ok
+}
+
 // bound returns a context that ends after the harness's Wait.
 func (b *bench) bound() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), b.h.Wait)

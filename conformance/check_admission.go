@@ -4,7 +4,6 @@ import (
 	"errors"
 
 	"github.com/kvshare/kvshare/contract"
-	"github.com/kvshare/kvshare/rowbatch"
 )
 
 func checkCapabilitiesStable(b *bench) {
@@ -61,20 +60,14 @@ func checkBadRegion(b *bench) {
 	// Nothing of the bad registrations may be live: a's spans lie in none.
 	var refused []*watch
 	if len(b.lendings) == 0 {
-		for _, dir := range b.dirs() {
-			refused = append(refused, b.refuse(dir, batch(row(b.key(dir.String()), a.span(0))), nil,
-				"every registration of the region was refused, so its spans lie in no registration"))
-		}
+		refused = b.refuseSpan("unregistered", a.span(0), "every registration of the region was refused, so its spans lie in no registration")
 	}
 	// The same memory with good geometry registers and is live.
 	if _, err := b.register(a); err != nil {
 		b.r.Fatalf("Register of region %s with good geometry after the refusals: %v", a.label, err)
 	}
 	b.moveRow(a, 1)
-	if !b.drain(false) {
-		b.r.Errorf("Drain returned false with every operation ended")
-	}
-	b.refusedOnly(refused)
+	b.quietAfter(refused)
 }
 
 func checkDeviceMemory(b *bench) {
@@ -91,28 +84,17 @@ func checkDeviceMemory(b *bench) {
 	}
 	var refused []*watch
 	if err != nil {
-		for _, dir := range b.dirs() {
-			refused = append(refused, b.refuse(dir, batch(row(b.key(dir.String()), d.span(0))), nil,
-				"the Device region was refused, so its spans lie in no registration"))
-		}
+		refused = b.refuseSpan("device", d.span(0), "the Device region was refused, so its spans lie in no registration")
 	}
 	h := b.region(1)
 	b.moveRow(h, 0)
-	if !b.drain(false) {
-		b.r.Errorf("Drain returned false with every operation ended")
-	}
-	b.refusedOnly(refused)
+	b.quietAfter(refused)
 }
 
 func checkAdmission(b *bench) {
 	a := b.region(3)
-	var refused []*watch
-	for _, dir := range b.dirs() {
-		k := func(n string) string { return b.key(dir.String() + "/" + n) }
-		cases := []struct {
-			name  string
-			batch contract.RowBatch
-		}{
+	b.refuseEach("a bad batch is refused", func(k func(string) string) []badBatch {
+		cases := []badBatch{
 			{"no rows", contract.RowBatch{}},
 			{"an empty key", batch(row("", a.span(0)))},
 			{"a row with no span", batch(row(k("no-span")))},
@@ -121,62 +103,34 @@ func checkAdmission(b *bench) {
 			{"a good row, then a row with no span", batch(row(k("good"), a.span(0)), row(k("bad")))},
 		}
 		if !b.caps.MultiSpan {
-			cases = append(cases, struct {
-				name  string
-				batch contract.RowBatch
-			}{"a row of two spans, without MultiSpan", batch(row(k("two-spans"), a.span(0), a.span(1)))})
+			cases = append(cases, badBatch{"a row of two spans, without MultiSpan", batch(row(k("two-spans"), a.span(0), a.span(1)))})
 		}
-		for _, c := range cases {
-			if rowbatch.Check(c.batch, b.live(), b.caps.MultiSpan) == nil {
-				b.r.Fatalf("conformance: admission case %q passes rowbatch.Check", c.name)
-			}
-			refused = append(refused, b.refuse(dir, c.batch, nil, "a batch with "+c.name+" is bad"))
-		}
-	}
-	quietAfterRefusals(b, refused, a)
+		return cases
+	}, a)
 }
 
 func checkExtents(b *bench) {
 	a := b.region(3)
 	u := b.lend(1, contract.Host) // never registered
-	var refused []*watch
-	for _, dir := range b.dirs() {
-		k := func(n string) string { return b.key(dir.String() + "/" + n) }
-		cases := []struct {
-			name  string
-			batch contract.RowBatch
-		}{
+	b.refuseEach("a span outside every registration is refused", func(k func(string) string) []badBatch {
+		return []badBatch{
 			{"a span in memory never registered", batch(row(k("unregistered"), u.span(0)))},
 			{"a span straddling the region's end", batch(row(k("past-end"), a.spanAt(a.region.Len-16, 32)))},
 			{"a span one byte past the region's end", batch(row(k("one-past"), a.spanAt(a.region.Len, 1)))},
 			{"a span straddling the region's base", batch(row(k("before-base"), a.spanAt(-16, 32)))},
 			{"a good row, then a row outside every registration", batch(row(k("good"), a.span(1)), row(k("outside"), u.span(0)))},
 		}
-		for _, c := range cases {
-			if rowbatch.Check(c.batch, b.live(), b.caps.MultiSpan) == nil {
-				b.r.Fatalf("conformance: extents case %q passes rowbatch.Check", c.name)
-			}
-			refused = append(refused, b.refuse(dir, c.batch, nil, c.name+" lies outside every registration"))
-		}
-	}
-	quietAfterRefusals(b, refused, a)
+	}, a)
 }
 
 func checkDuplicateKey(b *bench) {
 	a := b.region(3)
-	var refused []*watch
-	for _, dir := range b.dirs() {
-		k := func(n string) string { return b.key(dir.String() + "/" + n) }
-		twice := batch(row(k("twice"), a.span(0)), row(k("twice"), a.span(1)))
-		later := batch(row(k("x"), a.span(0)), row(k("y"), a.span(1)), row(k("x"), a.span(2)))
-		for _, c := range []contract.RowBatch{twice, later} {
-			if b.caps.MaxRowsPerOp > 0 && c.Len() > b.caps.MaxRowsPerOp {
-				continue
-			}
-			refused = append(refused, b.refuse(dir, c, nil, "a batch never carries a key twice"))
+	b.refuseEach("a batch never carries a key twice", func(k func(string) string) []badBatch {
+		return []badBatch{
+			{"a key twice", batch(row(k("twice"), a.span(0)), row(k("twice"), a.span(1)))},
+			{"a key again after another", batch(row(k("x"), a.span(0)), row(k("y"), a.span(1)), row(k("x"), a.span(2)))},
 		}
-	}
-	quietAfterRefusals(b, refused, a)
+	}, a)
 }
 
 func checkNilOperation(b *bench) {

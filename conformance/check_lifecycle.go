@@ -8,14 +8,12 @@ func checkHeldRow(b *bench) {
 	a := b.region(2)
 	first := b.rows(b.dir, a, []int{0}, "held", b.canStage())
 	second := b.rows(b.dir, a, []int{1}, "behind", b.canStage())
-	g := b.hold(b.dir)
-	w1 := b.admit(b.dir, first.batch, nil, nil)
-	b.held(g, w1)
+	g, w1 := b.admitHeld(first)
 	w2 := b.admit(b.dir, second.batch, nil, nil) // bounded: admission must not wait for the held row
 	if b.drain(true) {
 		b.r.Errorf("%s: Drain returned true while the row is held inside the store with access open: Drain answers true only if every access ended", w1.label)
 	}
-	g.Release()
+	b.hook("Gate.Release", g.Release)
 	st := w1.settle()
 	w1.expect(st, "the held row was let go and its object is there", contract.Ready)
 	st = w2.settle()
@@ -23,6 +21,25 @@ func checkHeldRow(b *bench) {
 	if !b.drain(false) {
 		b.r.Errorf("Drain returned false after every operation settled")
 	}
+}
+
+func checkDrainWaitsForRows(b *bench) {
+	a := b.region(1)
+	g, w := b.admitHeld(b.rows(b.dir, a, []int{0}, "running", b.canStage()))
+	ctx, cancel := b.bound()
+	defer cancel()
+	within := &consulted{Context: ctx, onConsult: g.Release}
+	ok := b.drainWithin(within)
+	b.hook("Gate.Release", g.Release)
+	switch {
+	case ok:
+	case !within.looked():
+		b.r.Errorf("%s: Drain returned false without looking at its context, which had %v left, while a row ran in the store: Drain waits within its context for running rows", w.label, b.h.Wait)
+	default:
+		b.r.Errorf("%s: Drain returned false though its context had time left and the row running in the store was let go when Drain first looked at the context: Drain waits within its context for running rows", w.label)
+	}
+	st := w.settle()
+	w.expect(st, "the held row was let go and its object is there", contract.Ready)
 }
 
 func checkCancel(b *bench) {
@@ -37,7 +54,7 @@ func checkCancel(b *bench) {
 	if ok, p := b.call("Cancel", w.operation().Cancel); ok && p != nil {
 		b.r.Errorf("%s: Cancel panicked: %v", w.label, p)
 	}
-	resume()
+	b.hook("resume", resume)
 	st := w.settle()
 	w.expect(st, "Cancel came before any worker took the row", contract.Cancelled)
 	if st.Access != contract.Ended {
@@ -55,7 +72,7 @@ func (b *bench) quietCancelled(w *watch, m moving) {
 	}
 	if b.sub.Object != nil {
 		for _, r := range m.batch.Rows {
-			if _, ok := b.sub.Object(r.Key); ok {
+			if _, ok := b.object(r.Key); ok {
 				b.r.Errorf("%s: the store holds an object under %q, yet its row was cancelled before any worker took it", w.label, r.Key)
 			}
 		}
@@ -78,10 +95,7 @@ func checkDrainCancelsQueued(b *bench) {
 
 func checkUnregisterBusy(b *bench) {
 	a := b.region(2)
-	m := b.rows(b.dir, a, []int{0}, "busy", b.canStage())
-	g := b.hold(b.dir)
-	w := b.admit(b.dir, m.batch, nil, nil)
-	b.held(g, w)
+	g, w := b.admitHeld(b.rows(b.dir, a, []int{0}, "busy", b.canStage()))
 	err := b.unregister(b.lendingOf(a))
 	switch {
 	case err == nil:
@@ -89,7 +103,7 @@ func checkUnregisterBusy(b *bench) {
 	case !isRejected(err):
 		b.r.Errorf("%s: Unregister of busy region %s failed with %v, which does not wrap ErrDriverRejected", w.label, a.label, err)
 	}
-	g.Release()
+	b.hook("Gate.Release", g.Release)
 	w.settle()
 	if err == nil {
 		return
@@ -107,15 +121,7 @@ func checkUnregisterRevokes(b *bench) {
 	if err := b.unregister(b.lendingOf(a)); err != nil {
 		b.r.Fatalf("Unregister of idle region %s: %v", a.label, err)
 	}
-	var refused []*watch
-	for _, dir := range b.dirs() {
-		refused = append(refused, b.refuse(dir, batch(row(b.key(dir.String()), a.span(1))), nil,
-			"its region was unregistered, so the span lies in no registration"))
-	}
-	if !b.drain(false) {
-		b.r.Errorf("Drain returned false after refused calls only")
-	}
-	b.refusedOnly(refused)
+	b.quietAfter(b.refuseSpan("unregistered", a.span(1), "its region was unregistered, so the span lies in no registration"))
 }
 
 func checkRejectsAfterDrain(b *bench) {
@@ -124,11 +130,7 @@ func checkRejectsAfterDrain(b *bench) {
 	if !b.drain(false) {
 		b.r.Fatalf("Drain returned false with every operation ended")
 	}
-	var refused []*watch
-	for _, dir := range b.dirs() {
-		refused = append(refused, b.refuse(dir, batch(row(b.key(dir.String()), a.span(1))), nil,
-			"Drain stops taking work"))
-	}
+	refused := b.refuseSpan("after-drain", a.span(1), "Drain stops taking work")
 	b.drain(false)
 	b.refusedOnly(refused)
 	if err := b.unregister(b.lendingOf(a)); err != nil {

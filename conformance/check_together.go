@@ -58,15 +58,9 @@ func checkTogetherValidates(b *bench) {
 	}
 	var refused []*watch
 	if len(b.lendings) == 0 {
-		for _, dir := range b.dirs() {
-			refused = append(refused, b.refuse(dir, batch(row(b.key(dir.String()), good.span(0))), nil,
-				"its region came in a batch that was refused whole, so the span lies in no registration"))
-		}
+		refused = b.refuseSpan("refused-batch", good.span(0), "its region came in a batch that was refused whole, so the span lies in no registration")
 	}
-	if !b.drain(false) {
-		b.r.Errorf("Drain returned false after refused calls only")
-	}
-	b.refusedOnly(refused)
+	b.quietAfter(refused)
 }
 
 func checkTogetherRevokes(b *bench) {
@@ -83,16 +77,10 @@ func checkTogetherRevokes(b *bench) {
 		b.r.Fatalf("UnregisterRegions of an idle batch: %v", err)
 	}
 	var refused []*watch
-	for _, dir := range b.dirs() {
-		for _, a := range as {
-			refused = append(refused, b.refuse(dir, batch(row(b.key(dir.String()+"-"+a.label), a.span(1))), nil,
-				"its region's batch was unregistered, so the span lies in no registration"))
-		}
+	for _, a := range as {
+		refused = append(refused, b.refuseSpan("revoked-"+a.label, a.span(1), "its region's batch was unregistered, so the span lies in no registration")...)
 	}
-	if !b.drain(false) {
-		b.r.Errorf("Drain returned false after refused calls only")
-	}
-	b.refusedOnly(refused)
+	b.quietAfter(refused)
 }
 
 func checkTogetherBusy(b *bench) {
@@ -102,10 +90,7 @@ func checkTogetherBusy(b *bench) {
 	if err != nil {
 		b.r.Fatalf("RegisterRegions of two good regions: %v", err)
 	}
-	m := b.rows(b.dir, busy, []int{0}, "busy", b.canStage())
-	g := b.hold(b.dir)
-	w := b.admit(b.dir, m.batch, nil, nil)
-	b.held(g, w)
+	g, w := b.admitHeld(b.rows(b.dir, busy, []int{0}, "busy", b.canStage()))
 	err = b.unregister(l)
 	switch {
 	case err == nil:
@@ -113,7 +98,7 @@ func checkTogetherBusy(b *bench) {
 	case !isRejected(err):
 		b.r.Errorf("%s: UnregisterRegions of a busy batch failed with %v, which does not wrap ErrDriverRejected", w.label, err)
 	}
-	g.Release()
+	b.hook("Gate.Release", g.Release)
 	w.settle()
 	if err == nil {
 		return

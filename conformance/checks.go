@@ -1,13 +1,14 @@
 package conformance
 
-// suite is every check, in the order Run runs them. The Proves lines
-// are what doc.go lists; keep the two in step.
+// suite is every check, in the order Run runs them. doc.go lists each
+// with its Proves line, under the same group headings; TestChecks holds
+// the two in step.
 var suite = []check{
 	// Admission: rule 1, and what Capabilities declare.
 	{name: "capabilities-stable", proves: "Capabilities returns the same value every time, and declares at least one direction", run: checkCapabilitiesStable},
 	{name: "bad-region", proves: "Register refuses bad geometry with ErrDriverRejected and registers nothing", run: checkBadRegion},
 	{name: "device-memory", proves: "without DeviceMemory, a Device region is refused with ErrDriverRejected and nothing is registered", run: checkDeviceMemory},
-	{name: "admission", proves: "every batch rowbatch.Check refuses is refused, with an error wrapping ErrDriverRejected, and leaves nothing recorded", run: checkAdmission},
+	{name: "admission", proves: "a batch with no rows, an empty key, a row without a span, a span of length 0 or less, or (without MultiSpan) a row of two spans is refused with ErrDriverRejected and records nothing: no callback, no object, no byte written, Drain true, the region idle", run: checkAdmission},
 	{name: "extents", proves: "a span outside every registration (another mapping, straddling either end of a region) is refused with ErrDriverRejected and nothing is recorded", run: checkExtents},
 	{name: "duplicate-key", proves: "a batch carrying a key twice is refused with ErrDriverRejected and nothing is recorded", run: checkDuplicateKey},
 	{name: "nil-operation", proves: "an admitted Put or Get returns a non-nil operation", perDir: true, run: checkNilOperation},
@@ -28,9 +29,9 @@ var suite = []check{
 	{name: "crash", proves: "a crash inside the store call ends the rows Fault (or Cancelled, never run) and access leaves Open", perDir: true, run: checkCrash},
 
 	// Callbacks and the operation's life: rules 2 and 3.
-	{name: "on-change", proves: "onChange is called after every change of results or access, so polling only on it sees the end", perDir: true, run: checkOnChange},
+	{name: "on-change", proves: "onChange follows the changes of results and access, so polling only when it is called sees the operation settle", perDir: true, run: checkOnChange},
 	{name: "poll-in-callback", proves: "Poll called from inside onChange returns: no callback runs under a lock Poll needs", perDir: true, run: checkPollInCallback},
-	{name: "drain-waits-for-callback", proves: "Drain does not return true while the last onChange is still running", perDir: true, run: checkDrainWaitsForCallback},
+	{name: "drain-waits-for-callback", proves: "Drain does not return true while the onChange for the last change is still running, and does once it returned", perDir: true, run: checkDrainWaitsForCallback},
 	{name: "no-callback-after-drain", proves: "no onChange follows a Drain that returned true", perDir: true, run: checkNoCallbackAfterDrain},
 	{name: "access-after-results", proves: "access leaves Open only after every row is final", perDir: true, run: checkAccessAfterResults},
 	{name: "final-results-stay", proves: "final statuses and the access end never change, across later polls and a Drain", perDir: true, run: checkFinalResultsStay},
@@ -38,8 +39,9 @@ var suite = []check{
 
 	// Work, cancel, drain, regions, close: rules 4, 5 and 6.
 	{name: "held-row", proves: "a row held inside the store delays neither another call's admission nor Drain, which answers false while it is open", perDir: true, run: checkHeldRow},
+	{name: "drain-waits-for-rows", proves: "Drain with time left waits within its context for a row running in the store, and answers true once it ends", perDir: true, run: checkDrainWaitsForRows},
 	{name: "cancel", proves: "with Cancel, rows no worker took end Cancelled, their memory untouched", perDir: true, run: checkCancel},
-	{name: "drain-cancels-queued", proves: "Drain cancels rows no worker took and answers true without waiting for them", perDir: true, run: checkDrainCancelsQueued},
+	{name: "drain-cancels-queued", proves: "Drain cancels rows no worker took, answering true without waiting for them and only after the callback for that change returned", perDir: true, run: checkDrainCancelsQueued},
 	{name: "unregister-busy", proves: "Unregister of a region an open operation covers is refused with ErrDriverRejected and the region stays live", perDir: true, run: checkUnregisterBusy},
 	{name: "unregister-revokes", proves: "Unregister of an idle region succeeds, and later rows in it are refused", run: checkUnregisterRevokes},
 	{name: "rejects-after-drain", proves: "after a Drain, Put and Get are refused with ErrDriverRejected and record nothing", run: checkRejectsAfterDrain},

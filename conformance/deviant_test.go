@@ -3,25 +3,35 @@ package conformance
 import (
 	"context"
 	"slices"
-	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/memdrv"
 )
 
-// Two deviations memdrv/broken does not stage, built here over memdrv:
-// each must fail its own check, within the harness's Wait, without the
-// suite hanging or freeing memory it cannot account for.
+// Deviations memdrv/broken does not stage, built here over memdrv: each
+// must fail its own check, within the harness's Wait, without the suite
+// hanging or freeing memory it cannot account for.
 
-// accessOnlyDrain answers Drain from the access states of the
-// operations it handed out alone: true once every one reads Ended, even
-// while a worker is still inside its last onChange.
+// deviantHarness builds memdrv drivers with options o, wrapped by wrap.
+func deviantHarness(wrap func(*memdrv.Driver) contract.Driver, o memdrv.Options) Harness {
+	return Harness{New: func() (*Subject, error) {
+		s := memdrv.NewStore()
+		d := memdrv.New(s, quiet(o))
+		return memSubject(wrap(d), d, s), nil
+	}}
+}
+
+// accessOnlyDrain, asked to Drain with no time left, answers from the
+// access states of the operations it handed out alone: true once every
+// one reads Ended, even while a worker is still inside its last
+// onChange. With time left it drains as memdrv does, so the suite's
+// probe with an expired context is what must catch it.
 type accessOnlyDrain struct {
 	*memdrv.Driver
 	mu  *sync.Mutex
@@ -46,6 +56,9 @@ func (d accessOnlyDrain) Get(b contract.RowBatch, h contract.Hint, onChange func
 }
 
 func (d accessOnlyDrain) Drain(ctx context.Context) bool {
+	if ctx.Err() == nil {
+		return d.Driver.Drain(ctx)
+	}
 	d.mu.Lock()
 	ops := slices.Clone(*d.ops)
 	d.mu.Unlock()
@@ -54,9 +67,7 @@ func (d accessOnlyDrain) Drain(ctx context.Context) bool {
 			return d.Driver.Drain(ctx)
 		}
 	}
-	stop, cancel := context.WithCancel(ctx)
-	cancel()
-	d.Driver.Drain(stop) // stops taking work; its answer would wait for the callback
+	d.Driver.Drain(ctx) // stops taking work; its answer would wait for the callback
 	return true
 }
 
@@ -101,36 +112,113 @@ func (o lockedPoll) Poll() contract.OpState {
 	return o.Operation.Poll()
 }
 
-func deviantHarness(wrap func(*memdrv.Driver) contract.Driver) Harness {
-	return Harness{New: func() (*Subject, error) {
-		s := memdrv.NewStore()
-		d := memdrv.New(s, quiet(memdrv.Options{Put: true}))
-		return memSubject(wrap(d), d, s), nil
-	}}
+// impatientDrain never waits: Drain answers at once whatever its
+// context allows.
+type impatientDrain struct{ *memdrv.Driver }
+
+func (d impatientDrain) Drain(context.Context) bool {
+	now, cancel := context.WithCancel(context.Background())
+	cancel()
+	return d.Driver.Drain(now)
+}
+
+// silentDrainCancel drops the callbacks for the changes Drain makes (the
+// rows it cancels), so Drain answers true with no onChange for them.
+type silentDrainCancel struct {
+	*memdrv.Driver
+	draining *atomic.Bool
+}
+
+func (d silentDrainCancel) callback(onChange func()) func() {
+	return func() {
+		if !d.draining.Load() {
+			onChange()
+		}
+	}
+}
+
+func (d silentDrainCancel) Put(b contract.RowBatch, onChange func()) (contract.Operation, error) {
+	return d.Driver.Put(b, d.callback(onChange))
+}
+
+func (d silentDrainCancel) Get(b contract.RowBatch, h contract.Hint, onChange func()) (contract.Operation, error) {
+	return d.Driver.Get(b, h, d.callback(onChange))
+}
+
+func (d silentDrainCancel) Drain(ctx context.Context) bool {
+	d.draining.Store(true)
+	defer d.draining.Store(false)
+	return d.Driver.Drain(ctx)
 }
 
 func TestDrainBeforeLastCallbackFails(t *testing.T) {
 	h := deviantHarness(func(d *memdrv.Driver) contract.Driver {
 		return accessOnlyDrain{d, new(sync.Mutex), new([]contract.Operation)}
-	})
-	h.Only = []string{"drain-waits-for-callback"}
-	root := &record{}
-	run(root, h)
-	r := root.find("drain-waits-for-callback/put")
-	require.NotNil(t, r)
-	assert.True(t, anyContains(r.findings(), "Drain returned true while the onChange for the operation's last change was still running"),
-		"findings:\n%s", strings.Join(r.findings(), "\n"))
+	}, memdrv.Options{Put: true})
+	assertCaught(t, h, memHarness(memdrv.Options{Put: true}, false), "drain-waits-for-callback",
+		"onChange call(s) of the operation had not returned: a worker calls onChange before it counts itself finished")
 }
 
 func TestCallbackUnderPollLockFails(t *testing.T) {
-	h := deviantHarness(func(d *memdrv.Driver) contract.Driver { return lockedCallbacks{d, new(sync.Mutex)} })
-	h.Only = []string{"poll-in-callback"}
-	h.Wait = 200 * time.Millisecond
-	root := &record{}
-	run(root, h)
-	r := root.find("poll-in-callback/put")
-	require.NotNil(t, r)
-	assert.True(t, anyContains(r.findings(), "Poll called from inside onChange did not return"),
-		"findings:\n%s", strings.Join(r.findings(), "\n"))
-	assert.True(t, anyContains(r.logged(), "the driver stopped answering"), "logs: %q", r.logged())
+	h := deviantHarness(func(d *memdrv.Driver) contract.Driver { return lockedCallbacks{d, new(sync.Mutex)} }, memdrv.Options{Put: true})
+	h.Wait = time.Second
+	root := assertCaught(t, h, memHarness(memdrv.Options{Put: true}, false), "poll-in-callback",
+		"Poll called from inside onChange did not return")
+	assert.True(t, anyContains(root.logged(), "the driver stopped answering"), "logs: %q", root.logged())
+}
+
+func TestImpatientDrainFails(t *testing.T) {
+	h := deviantHarness(func(d *memdrv.Driver) contract.Driver { return impatientDrain{d} }, memdrv.Options{Put: true})
+	assertCaught(t, h, memHarness(memdrv.Options{Put: true}, false), "drain-waits-for-rows",
+		"Drain returned false without looking at its context")
+}
+
+func TestSilentDrainCancelFails(t *testing.T) {
+	h := deviantHarness(func(d *memdrv.Driver) contract.Driver { return silentDrainCancel{d, new(atomic.Bool)} }, memdrv.Options{Put: true})
+	h.Wait = time.Second // the settling wait runs out: no callback comes
+	assertCaught(t, h, memHarness(memdrv.Options{Put: true}, false), "drain-cancels-queued",
+		"Drain returned true, yet no onChange call of the operation had returned")
+}
+
+// oneAtATime admits a call only once the operation before it ended its
+// access: a row held inside the store delays every later Put and Get.
+type oneAtATime struct {
+	*memdrv.Driver
+	turn chan struct{} // holds a token while an operation is open
+}
+
+func (d oneAtATime) admit(start func(onChange func()) (contract.Operation, error), onChange func()) (contract.Operation, error) {
+	d.turn <- struct{}{}
+	var op atomic.Pointer[contract.Operation]
+	var once sync.Once
+	done := func() { once.Do(func() { <-d.turn }) }
+	o, err := start(func() {
+		if p := op.Load(); p != nil && (*p).Poll().Access != contract.Open {
+			defer done()
+		}
+		onChange()
+	})
+	if err != nil {
+		done()
+		return nil, err
+	}
+	op.Store(&o)
+	if o.Poll().Access != contract.Open {
+		done()
+	}
+	return o, nil
+}
+
+func (d oneAtATime) Put(b contract.RowBatch, onChange func()) (contract.Operation, error) {
+	return d.admit(func(f func()) (contract.Operation, error) { return d.Driver.Put(b, f) }, onChange)
+}
+
+func (d oneAtATime) Get(b contract.RowBatch, h contract.Hint, onChange func()) (contract.Operation, error) {
+	return d.admit(func(f func()) (contract.Operation, error) { return d.Driver.Get(b, h, f) }, onChange)
+}
+
+func TestOneAtATimeFails(t *testing.T) {
+	h := deviantHarness(func(d *memdrv.Driver) contract.Driver { return oneAtATime{d, make(chan struct{}, 1)} }, memdrv.Options{Put: true})
+	h.Wait = time.Second // the second Put never returns while the first row is held
+	assertCaught(t, h, memHarness(memdrv.Options{Put: true}, false), "held-row", `put of 1 row (key "behind-0"): Put did not return within`)
 }

@@ -1,16 +1,72 @@
 package conformance
 
-import "github.com/kvshare/kvshare/contract"
+import (
+	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/rowbatch"
+)
+
+// badBatch is a batch rowbatch.Check refuses, named by what is wrong
+// with it.
+type badBatch struct {
+	name  string
+	batch contract.RowBatch
+}
+
+// refuseEach submits, in every direction the driver serves, each batch
+// cases builds (k names a key of that direction); each must be refused
+// with ErrDriverRejected (rule says why), and together they must leave
+// nothing behind (see quietAfterRefusals). A batch over MaxRowsPerOp is
+// not sent, since the binding never sends one; the check skips when
+// that leaves no batch.
+func (b *bench) refuseEach(rule string, cases func(k func(string) string) []badBatch, regions ...*arena) {
+	b.r.Helper()
+	var refused []*watch
+	for _, dir := range b.dirs() {
+		k := func(n string) string { return b.key(dir.String() + "/" + n) }
+		for _, c := range cases(k) {
+			if b.caps.MaxRowsPerOp > 0 && c.batch.Len() > b.caps.MaxRowsPerOp {
+				continue
+			}
+			if rowbatch.Check(c.batch, b.live(), b.caps.MultiSpan) == nil {
+				b.r.Fatalf("conformance: the case %q passes rowbatch.Check", c.name)
+			}
+			refused = append(refused, b.refuse(dir, c.batch, nil, c.name+": "+rule))
+		}
+	}
+	if len(refused) == 0 {
+		b.r.Skipf("every batch of the check has more rows than MaxRowsPerOp (%d)", b.caps.MaxRowsPerOp)
+	}
+	quietAfterRefusals(b, refused, regions...)
+}
+
+// refuseSpan submits, in every direction the driver serves, a one-row
+// batch over s (key tag), which must be refused for the reason why.
+func (b *bench) refuseSpan(tag string, s contract.Span, why string) []*watch {
+	b.r.Helper()
+	var refused []*watch
+	for _, dir := range b.dirs() {
+		refused = append(refused, b.refuse(dir, batch(row(b.key(dir.String()+"/"+tag), s)), nil, why))
+	}
+	return refused
+}
+
+// quietAfter checks, once every operation the check admitted settled,
+// that Drain answers true and the refused calls left nothing behind (see
+// refusedOnly).
+func (b *bench) quietAfter(refused []*watch) {
+	b.r.Helper()
+	if !b.drain(false) {
+		b.r.Errorf("Drain returned false with every admitted operation settled: a refusal records nothing, so nothing can be open")
+	}
+	b.refusedOnly(refused)
+}
 
 // quietAfterRefusals checks that refused calls left nothing: Drain finds
 // nothing open, no callback came, nothing was stored or written, and the
-// region is idle.
+// regions are idle (Unregister succeeds).
 func quietAfterRefusals(b *bench, refused []*watch, regions ...*arena) {
 	b.r.Helper()
-	if !b.drain(false) {
-		b.r.Errorf("Drain returned false after refused calls only: a refusal records nothing, so nothing can be open")
-	}
-	b.refusedOnly(refused)
+	b.quietAfter(refused)
 	for _, a := range regions {
 		if err := b.unregister(b.lendingOf(a)); err != nil {
 			b.r.Errorf("Unregister of region %s after refused calls only: %v: a refusal leaves nothing that keeps a region busy", a.label, err)
@@ -34,7 +90,7 @@ func (b *bench) refusedOnly(ws []*watch) {
 				if r.Key == "" {
 					continue
 				}
-				if _, ok := b.sub.Object(r.Key); ok {
+				if _, ok := b.object(r.Key); ok {
 					b.r.Errorf("%s: refused, yet the store holds an object under %q: a refusal starts nothing", w.label, r.Key)
 				}
 			}

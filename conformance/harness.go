@@ -50,12 +50,16 @@ type Harness struct {
 
 // Subject is one driver under test and the scenario hooks a harness can
 // stage on it. A nil hook is one the harness cannot stage: the checks
-// that need it skip, saying so. Hooks are called from the check's
-// goroutine, one at a time; only the functions they return (Gate.Release,
-// resume, finish) may also be called, at the end of the check, from a
-// goroutine of the suite's own, bounded by Wait. A hook that changes how
-// the driver behaves applies from the moment it is called until the end
-// of the check (the driver is never reused).
+// that need it skip, saying so. The hooks, and the functions they
+// return (Gate's methods, resume, finish), are called one at a time, in
+// the order the check needs them, each on a goroutine of the suite's own
+// and bounded by Wait like a driver call, since a hook may need the
+// driver's locks: one that does not return in time marks the driver
+// hung. The one call that may overlap another is Gate.Release, which
+// drain-waits-for-rows makes while Drain runs, the moment Drain looks at
+// its context. Release, resume and finish may be called more than once.
+// A hook that changes how the driver behaves applies from the moment it
+// is called until the end of the check (the driver is never reused).
 type Subject struct {
 	// Driver is the driver under test, fresh, with nothing registered.
 	Driver contract.Driver

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -121,19 +122,40 @@ func TestProbeUnprovableSkips(t *testing.T) {
 }
 
 // TestChecks holds the list of checks to its promises: enough of them,
-// unique names, each listed in doc.go with its line.
+// unique names, and doc.go listing each, in order, with its Proves line.
 func TestChecks(t *testing.T) {
 	checks := Checks()
 	require.GreaterOrEqual(t, len(checks), 25)
-	doc, err := os.ReadFile("doc.go")
-	require.NoError(t, err)
 	seen := map[string]bool{}
+	var want []string
 	for _, c := range checks {
 		assert.False(t, seen[c.Name], "check %q listed twice", c.Name)
 		seen[c.Name] = true
 		assert.NotEmpty(t, c.Proves, c.Name)
-		assert.Contains(t, string(doc), "//   - "+c.Name+": ", "doc.go does not list check %q", c.Name)
+		want = append(want, c.Name+": "+c.Proves+".")
 	}
+	assert.Equal(t, want, docChecks(t))
+}
+
+// docChecks returns the entries of doc.go's list of checks, "name:
+// proves.", each with its wrapped lines joined.
+func docChecks(t *testing.T) []string {
+	doc, err := os.ReadFile("doc.go")
+	require.NoError(t, err)
+	text := string(doc)
+	start := strings.Index(text, "// # The checks\n")
+	end := strings.Index(text, "// # Decisions\n")
+	require.True(t, start >= 0 && end > start, "doc.go has no section \"The checks\" before \"Decisions\"")
+	var out []string
+	for _, line := range strings.Split(text[start:end], "\n") {
+		switch {
+		case strings.HasPrefix(line, "//   - "):
+			out = append(out, strings.TrimPrefix(line, "//   - "))
+		case strings.HasPrefix(line, "//     ") && len(out) > 0:
+			out[len(out)-1] += " " + strings.TrimPrefix(line, "//     ")
+		}
+	}
+	return out
 }
 
 func anyContains(lines []string, s string) bool {
@@ -143,4 +165,24 @@ func anyContains(lines []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestHungHookFails: a scenario hook that does not return (one stuck on
+// a lock of the driver, say) fails the check within Wait, and the check
+// keeps every region.
+func TestHungHookFails(t *testing.T) {
+	stuck := make(chan struct{})
+	t.Cleanup(func() { close(stuck) })
+	root := &record{}
+	run(root, Harness{Wait: time.Second, Only: []string{"get-round-trip"}, New: func() (*Subject, error) {
+		s := memdrv.NewStore()
+		d := memdrv.New(s, quiet(memdrv.Options{Get: true}))
+		sub := memSubject(d, d, s)
+		sub.Seed = func(string, []byte) { <-stuck }
+		return sub, nil
+	}})
+	r := root.find("get-round-trip")
+	require.NotNil(t, r)
+	assert.Equal(t, []string{"get-round-trip: the Seed hook did not return within 1s"}, r.findings())
+	assert.True(t, anyContains(r.logged(), "kept region r1 "), "logs: %q", r.logged())
 }

@@ -29,7 +29,7 @@ func (b *bench) stage(key string, data []byte, viaPut bool) {
 	case b.caps.Put && (viaPut || b.sub.Seed == nil):
 		b.stageByPut(key, data)
 	case b.sub.Seed != nil:
-		b.sub.Seed(key, data)
+		b.hook("Seed", func() { b.sub.Seed(key, data) })
 	default:
 		b.r.Skipf("the check needs an object in the store: the driver does not put and the harness has no Seed hook")
 	}
@@ -48,6 +48,7 @@ func (b *bench) stageByPut(key string, data []byte) {
 	copy(b.scratch.bytesOf(s), data)
 	w := b.admit(PutDir, batch(row(key, s)), nil, nil)
 	st := w.settle()
+	b.provable(w, st, "staging an object")
 	if len(st.Rows) > 0 && st.Rows[0] != contract.Ready {
 		b.r.Fatalf("staging %q (%d bytes) through a put: the put ended %v, want ready", key, len(data), st.Rows[0])
 	}
@@ -71,6 +72,7 @@ func (b *bench) readBack(key string, n int, viaGet bool) (data []byte, ok bool) 
 		s := a.spanAt(0, int64(n))
 		w := b.admit(GetDir, batch(row(key, s)), nil, nil)
 		st := w.settle()
+		b.provable(w, st, "reading an object back")
 		if len(st.Rows) == 0 || st.Rows[0] != contract.Ready {
 			b.r.Errorf("reading %q back through a get of %d bytes: ended %v, want ready", key, n, st.Rows)
 			return nil, false
@@ -79,7 +81,7 @@ func (b *bench) readBack(key string, n int, viaGet bool) (data []byte, ok bool) 
 		a.repaint(s)
 		return data, true
 	case b.sub.Object != nil:
-		data, ok := b.sub.Object(key)
+		data, ok := b.object(key)
 		if !ok {
 			b.r.Errorf("reading %q back through the Object hook: no complete object under the key", key)
 		}
@@ -87,6 +89,17 @@ func (b *bench) readBack(key string, n int, viaGet bool) (data []byte, ok bool) 
 	}
 	b.r.Skipf("the check needs to read the store: the driver does not get and the harness has no Object hook")
 	return nil, false
+}
+
+// provable ends the check as a skip when a row the suite moved for its
+// own ends (staging, reading back, proving a region live) has access
+// unprovable: the check cannot go on without that memory, which is kept
+// for good.
+func (b *bench) provable(w *watch, st contract.OpState, what string) {
+	b.r.Helper()
+	if st.Access == contract.Unprovable {
+		b.r.Skipf("%s, for %s: access unprovable, so the check cannot go on; the memory of the row is kept", w.label, what)
+	}
 }
 
 // moveRow proves a region live by moving one row through slot i of it:
@@ -109,13 +122,11 @@ func (b *bench) moveRow(a *arena, i int) bool {
 		if b.sub.Seed == nil {
 			b.r.Skipf("proving region %s live needs a row through it: the driver does not put and the harness has no Seed hook", a.label)
 		}
-		b.sub.Seed(key, data)
+		b.hook("Seed", func() { b.sub.Seed(key, data) })
 		w = b.admit(GetDir, batch(row(key, s)), nil, nil)
 	}
 	st := w.settle()
-	if st.Access == contract.Unprovable {
-		b.r.Skipf("%s: the probe row through region %s has access unprovable, so the region cannot be proven live; its memory is kept", w.label, a.label)
-	}
+	b.provable(w, st, "proving region "+a.label+" live")
 	if len(st.Rows) == 0 || st.Rows[0] != contract.Ready {
 		b.r.Errorf("%s: the probe row through region %s ended %v, want ready: the region is not live", w.label, a.label, st.Rows)
 		return false

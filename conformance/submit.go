@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"context"
 	"errors"
 
 	"github.com/kvshare/kvshare/contract"
@@ -25,7 +26,7 @@ func (b *bench) submit(dir Direction, batch contract.RowBatch, hint contract.Hin
 		name = "Get"
 	}
 	b.watches = append(b.watches, w) // until the driver certifies otherwise
-	_, p := b.call(name+" of "+w.label, func() {
+	_, p := b.call(w.label+": "+name, func() {
 		if dir == PutDir {
 			op, err = b.d.Put(batch, w.onChange)
 		} else {
@@ -102,6 +103,13 @@ func (b *bench) drain(now bool) bool {
 		cancel()
 	}
 	defer cancel()
+	return b.drainWithin(ctx)
+}
+
+// drainWithin calls Drain with ctx and returns its answer. A true answer
+// is held to rule 2 for every operation (see watch.afterTrueDrain).
+func (b *bench) drainWithin(ctx context.Context) bool {
+	b.r.Helper()
 	var ok bool
 	done, p := b.call("Drain", func() { ok = b.d.Drain(ctx) })
 	switch {
@@ -113,6 +121,9 @@ func (b *bench) drain(now bool) bool {
 	}
 	if ok {
 		b.drainedTrue.Store(true)
+		for _, w := range b.watches {
+			w.afterTrueDrain()
+		}
 	}
 	return ok
 }
@@ -124,18 +135,47 @@ func (b *bench) hold(dir Direction) Gate {
 	if b.sub.Hold == nil {
 		b.r.Skipf("the harness cannot hold a %v inside the store (no Hold hook)", dir)
 	}
-	g := b.sub.Hold(dir)
+	var g Gate
+	b.hook("Hold", func() { g = b.sub.Hold(dir) })
+	if g == nil {
+		b.r.Fatalf("the Hold hook returned no Gate")
+	}
 	b.undo = append(b.undo, g.Release)
 	return g
 }
 
-// held waits until the gate holds a row.
-func (b *bench) held(g Gate, w *watch) {
+// admitHeld holds the check's direction, admits m, and waits until a
+// row of it is held inside the store.
+func (b *bench) admitHeld(m moving) (Gate, *watch) {
 	b.r.Helper()
+	g := b.hold(b.dir)
+	w := b.admit(b.dir, m.batch, nil, nil)
+	if !b.await(g.Held) {
+		b.r.Fatalf("%s: no row was held inside the store within %v", w.label, b.h.Wait)
+	}
+	return g, w
+}
+
+// await runs wait with a context bounded by Wait, and reports whether
+// it returned nil in time (a wait that ignores its context is let run
+// on, and counts as not in time).
+func (b *bench) await(wait func(context.Context) error) bool {
 	ctx, cancel := b.bound()
 	defer cancel()
-	if err := g.Held(ctx); err != nil {
-		b.r.Fatalf("%s: no row was held inside the store within %v: %v", w.label, b.h.Wait, err)
+	var err error
+	ok, p := b.within(func() { err = wait(ctx) })
+	return ok && p == nil && err == nil
+}
+
+// arrived returns a wait for ch to be closed or sent on, for await.
+func arrived(ch <-chan struct{}) func(context.Context) error {
+	return func(ctx context.Context) error {
+		select {
+		case <-ch:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 }
 
@@ -145,7 +185,10 @@ func (b *bench) pause() (resume func()) {
 	if b.sub.Pause == nil {
 		b.r.Skipf("the harness cannot leave operations unstarted (no Pause hook)")
 	}
-	resume = b.sub.Pause()
+	b.hook("Pause", func() { resume = b.sub.Pause() })
+	if resume == nil {
+		b.r.Fatalf("the Pause hook returned no resume function")
+	}
 	b.undo = append(b.undo, resume)
 	return resume
 }

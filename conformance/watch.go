@@ -31,7 +31,8 @@ type watch struct {
 	op     atomic.Pointer[contract.Operation]
 	notify chan struct{} // one pending wake-up; onChange never blocks on it
 
-	calls     atomic.Int64 // onChange calls
+	calls     atomic.Int64 // onChange calls entered
+	returns   atomic.Int64 // onChange calls returned
 	lateCalls atomic.Int64 // onChange calls after a Drain returned true
 
 	// inCallback, when set before submission, runs inside every onChange
@@ -62,6 +63,7 @@ func newWatch(b *bench, dir Direction, batch contract.RowBatch, label string) *w
 // onChange is the callback the watch hands the driver.
 func (w *watch) onChange() {
 	w.calls.Add(1)
+	defer w.returns.Add(1)
 	if w.b.drainedTrue.Load() {
 		w.lateCalls.Add(1)
 	}
@@ -118,15 +120,8 @@ func (w *watch) poll() contract.OpState {
 // check holds one snapshot to the driver rules, reporting each kind of
 // violation once per operation.
 func (w *watch) check(st contract.OpState) {
-	r := w.b.r
-	r.Helper()
-	once := func(kind, format string, args ...any) {
-		if w.reported[kind] {
-			return
-		}
-		w.reported[kind] = true
-		r.Errorf(format, args...)
-	}
+	w.b.r.Helper()
+	once := w.onceLocked
 	if len(st.Rows) != len(w.batch.Rows) {
 		once("count", "%s: Poll returned %d row statuses for a batch of %d rows: Poll returns exactly one status per row",
 			w.label, len(st.Rows), len(w.batch.Rows))
@@ -169,6 +164,40 @@ func (w *watch) check(st contract.OpState) {
 				break
 			}
 		}
+	}
+}
+
+// onceLocked reports a finding of one kind once per operation. The
+// caller holds w.mu.
+func (w *watch) onceLocked(kind, format string, args ...any) {
+	w.b.r.Helper()
+	if w.reported[kind] {
+		return
+	}
+	w.reported[kind] = true
+	w.b.r.Errorf(format, args...)
+}
+
+// afterTrueDrain holds the operation to rule 2 at the moment a Drain
+// returned true: its access ended, so an onChange call followed that
+// change and returned before Drain could answer, and no call of it is
+// still running (nor began since).
+func (w *watch) afterTrueDrain() {
+	w.b.r.Helper()
+	if w.operation() == nil {
+		return
+	}
+	returned := w.returns.Load()
+	running := w.calls.Load() - returned
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case running > 0:
+		w.onceLocked("drain-callback", "%s: Drain returned true while %d onChange call(s) of the operation had not returned: a worker calls onChange before it counts itself finished, so Drain cannot return before the last callback",
+			w.label, running)
+	case returned == 0:
+		w.onceLocked("drain-callback", "%s: Drain returned true, yet no onChange call of the operation had returned: its access ended, and the callback for that change returns before Drain may answer true",
+			w.label)
 	}
 }
 

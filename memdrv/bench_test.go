@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/memdrv"
 )
@@ -20,37 +22,41 @@ func BenchmarkRoundTrip(b *testing.B) {
 			pub := memdrv.New(s, memdrv.Options{Logger: quiet})
 			fet := memdrv.New(s, memdrv.Options{Logger: quiet})
 			src, err := memdrv.Alloc(size, 1, contract.Host)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer src.Free()
+			require.NoError(b, err)
 			dst, err := memdrv.Alloc(size, 1, contract.Host)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer dst.Free()
-			srcReg, _ := pub.Register(src.Region)
-			dstReg, _ := fet.Register(dst.Region)
+			require.NoError(b, err)
+			srcReg, err := pub.Register(src.Region)
+			require.NoError(b, err)
+			dstReg, err := fet.Register(dst.Region)
+			require.NoError(b, err)
 			b.SetBytes(2 * size)
 			i := 0
 			for b.Loop() {
 				key := fmt.Sprint(i)
 				i++
-				put, _ := settle(func(f func()) (contract.Operation, error) {
+				put, err := settle(func(f func()) (contract.Operation, error) {
 					return pub.Put(batch(contract.Row{Key: key, Spans: []contract.Span{src.Region.Slot(0)}}), f)
 				})
-				get, _ := settle(func(f func()) (contract.Operation, error) {
+				require.NoError(b, err)
+				get, err := settle(func(f func()) (contract.Operation, error) {
 					return fet.Get(batch(contract.Row{Key: key, Spans: []contract.Span{dst.Region.Slot(0)}}), nil, f)
 				})
+				require.NoError(b, err)
 				if put.Rows[0] != contract.Ready || get.Rows[0] != contract.Ready {
 					b.Fatalf("round trip %d: put %v, get %v", i, put.Rows[0], get.Rows[0])
 				}
 				s.Delete(key)
 			}
-			pub.Drain(context.Background())
-			fet.Drain(context.Background())
-			_ = pub.Unregister(srcReg)
-			_ = fet.Unregister(dstReg)
+			b.StopTimer()
+			for _, end := range []struct {
+				d   *memdrv.Driver
+				reg contract.Registration
+				mem *memdrv.Memory
+			}{{pub, srcReg, src}, {fet, dstReg, dst}} {
+				require.True(b, end.d.Drain(context.Background()))
+				require.NoError(b, end.d.Unregister(end.reg))
+				require.NoError(b, end.mem.Free())
+			}
 		})
 	}
 }

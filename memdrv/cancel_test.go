@@ -125,3 +125,25 @@ func TestPauseNestsAndResumeIsIdempotent(t *testing.T) {
 		f.teardown()
 	})
 }
+
+// A pause also stops a worker that is busy when it comes: once its row
+// is done, it takes no new one until resume.
+func TestPauseStopsABusyWorker(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, memdrv.Options{Workers: 1})
+		gate := f.d.Hold(memdrv.PutDir)
+		first := f.put(f.row(0, "a"))
+		require.NoError(t, gate.Held(t.Context()))
+		resume := f.d.Pause()
+		second := f.put(f.row(1, "b"))
+		gate.Release()
+		synctest.Wait()
+		assert.Equal(t, statuses(contract.Ready), first.Poll().Rows)
+		assert.Equal(t, contract.OpState{Rows: statuses(contract.Pending), Access: contract.Open}, second.Poll(),
+			"the worker took no row while paused")
+		resume()
+		synctest.Wait()
+		assert.Equal(t, statuses(contract.Ready), second.Poll().Rows)
+		f.teardown()
+	})
+}

@@ -8,7 +8,8 @@
 //
 //   - [Memory]: host memory outside the Go heap (anonymous mmap), laid out
 //     as one region's slots, with a byte view and Free. A lender's memory
-//     in tests and in the main job.
+//     in tests and in the main job. A process-wide ledger counts the
+//     memdrv registrations that cover each mapping.
 //   - [Store]: complete objects by key, shared by any number of drivers,
 //     so two endpoints in one process see the same objects.
 //   - [Driver]: a [contract.Driver] over a Store; [TogetherDriver] adds
@@ -53,6 +54,10 @@
 //     Unprovable has a span in it; Unregister then fails with
 //     [ErrRegionBusy] and [contract.ErrDriverRejected].
 //   - Drain and Close as the rules say.
+//   - Memory is unmapped once, and never while a registration of a memdrv
+//     driver covers it: [Memory.Free] then refuses with [ErrMemoryLent]
+//     and the memory stays mapped. A region an unprovable operation pins
+//     is therefore kept for the life of the process.
 //
 // # What it refuses
 //
@@ -80,6 +85,15 @@
 //     the last slot are region, not slot, and tests use them as canaries.
 //     A Device region is host memory labelled Device: memdrv moves its
 //     bytes like any other.
+//   - The memory ledger. Every mapping [Alloc] made and Free has not
+//     unmapped is recorded in one process-wide ledger, with the number of
+//     live registrations of memdrv drivers (Register, RegisterRegions,
+//     and a staged failure that left a registration live) that overlap
+//     any byte of it; a revocation gives the count back. Free refuses
+//     while the count is not zero. The ledger sees only memdrv's own
+//     registrations: memory lent to another driver is the caller's to
+//     prove. Memory that Alloc did not map (a lender's own mmap) is not
+//     in the ledger and registers as before.
 //   - The gate of [Driver.Hold] sits at the start of the store call,
 //     after the worker took the row and before the store sees it: a held
 //     put has not made its key "being written", and a held row has

@@ -60,6 +60,7 @@ var _ contract.Driver = (*Driver)(nil)
 type registration struct {
 	regions []contract.SlotRegion
 	batch   bool
+	lent    []*Memory // the Alloc'd memory it covers, counted in the ledger
 }
 
 // New returns a driver over s with the options o. AbsentIsMiss is always
@@ -141,10 +142,12 @@ func (d *Driver) usableLocked(verb string) error {
 	return nil
 }
 
-// registerLocked issues a new handle for rs.
+// registerLocked issues a new handle for rs and counts it against the
+// memory it covers, so that memory cannot be freed until the handle is
+// revoked.
 func (d *Driver) registerLocked(batch bool, rs ...contract.SlotRegion) contract.Registration {
 	d.lastReg++
-	d.regions[d.lastReg] = &registration{regions: rs, batch: batch}
+	d.regions[d.lastReg] = &registration{regions: rs, batch: batch, lent: lend(rs)}
 	return d.lastReg
 }
 
@@ -187,30 +190,32 @@ func (d *Driver) unregister(verb string, reg contract.Registration, batch bool) 
 		return fmt.Errorf("%w: memdrv: %s: registration %d is a single region; revoke it with Unregister",
 			contract.ErrDriverRejected, verb, reg)
 	}
-	if op, i := d.coveringLocked(r.regions); op != nil {
+	if op, i, row := d.coveringLocked(r.regions); op != nil {
 		return fmt.Errorf("%w: %w: %s: registration %d: a %s operation with access %v has row %d (key %q) in region %d",
-			contract.ErrDriverRejected, ErrRegionBusy, verb, reg, op.dir, op.access, op.rowOf(r.regions[i]), op.keyIn(r.regions[i]), i)
+			contract.ErrDriverRejected, ErrRegionBusy, verb, reg, op.dir, op.access, row, op.batch.Rows[row].Key, i)
 	}
 	delete(d.regions, reg)
+	giveBack(r.lent)
 	return nil
 }
 
 // coveringLocked finds an operation with access Open or Unprovable that
-// has a span overlapping one of rs, and the index of that region.
-func (d *Driver) coveringLocked(rs []contract.SlotRegion) (*operation, int) {
+// has a span overlapping one of rs, and returns it with the index of
+// that region and the operation's row in it; nil when there is none.
+func (d *Driver) coveringLocked(rs []contract.SlotRegion) (*operation, int, int) {
 	for i, r := range rs {
 		for op := range d.open {
-			if op.rowOf(r) >= 0 {
-				return op, i
+			if row := op.rowOf(r); row >= 0 {
+				return op, i, row
 			}
 		}
 		for _, op := range d.unprovable {
-			if op.rowOf(r) >= 0 {
-				return op, i
+			if row := op.rowOf(r); row >= 0 {
+				return op, i, row
 			}
 		}
 	}
-	return nil, 0
+	return nil, 0, -1
 }
 
 // liveLocked returns every registered region.

@@ -3,6 +3,7 @@ package memdrv_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/kvshare/kvshare/contract"
@@ -85,4 +86,75 @@ func Example() {
 	// bytes equal: true
 	// drained: true true
 	// closed: <nil> <nil> <nil> <nil>
+}
+
+// A key another writer is still writing is NotReady both ways; once the
+// writer finishes, a get is Ready and a put keeps the first object.
+func ExampleStore_BeginWrite() {
+	store := memdrv.NewStore()
+	d := memdrv.New(store, memdrv.Options{})
+	mem, err := memdrv.Alloc(8, 2, contract.Host)
+	if err != nil {
+		panic(err)
+	}
+	reg, err := d.Register(mem.Region)
+	if err != nil {
+		panic(err)
+	}
+	row := func(slot int) contract.RowBatch {
+		return contract.RowBatch{Rows: []contract.Row{{Key: "k", Spans: []contract.Span{mem.Region.Slot(slot)}}}}
+	}
+	put := func() contract.RowStatus {
+		st, err := settle(func(f func()) (contract.Operation, error) { return d.Put(row(0), f) })
+		if err != nil {
+			panic(err)
+		}
+		return st.Rows[0]
+	}
+	get := func() contract.RowStatus {
+		st, err := settle(func(f func()) (contract.Operation, error) { return d.Get(row(1), nil, f) })
+		if err != nil {
+			panic(err)
+		}
+		return st.Rows[0]
+	}
+
+	copy(mem.Slot(0), "mine....")
+	finish := store.BeginWrite("k")
+	fmt.Println("while written:", put(), get())
+	finish([]byte("theirs.."))
+	fmt.Println("once whole:", put(), get(), string(mem.Slot(1)))
+
+	if !d.Drain(context.Background()) {
+		panic("drain")
+	}
+	fmt.Println(d.Unregister(reg), d.Close(), mem.Free())
+	// Output:
+	// while written: not-ready not-ready
+	// once whole: ready ready theirs..
+	// <nil> <nil> <nil>
+}
+
+// Memory lent to a memdrv driver is not freed: Free refuses it until the
+// registration is revoked.
+func ExampleMemory_Free() {
+	d := memdrv.New(memdrv.NewStore(), memdrv.Options{})
+	mem, err := memdrv.Alloc(4096, 1, contract.Host)
+	if err != nil {
+		panic(err)
+	}
+	reg, err := d.Register(mem.Region)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("while registered:", errors.Is(mem.Free(), memdrv.ErrMemoryLent))
+	if err := d.Unregister(reg); err != nil {
+		panic(err)
+	}
+	fmt.Println("once revoked:", mem.Free())
+	fmt.Println("again:", mem.Free())
+	// Output:
+	// while registered: true
+	// once revoked: <nil>
+	// again: <nil>
 }

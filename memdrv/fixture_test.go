@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/kvshare/kvshare/contract"
@@ -17,13 +18,16 @@ import (
 var quiet = slog.New(slog.DiscardHandler)
 
 // fixture is one driver over a fresh store, with one registered region
-// of small slots whose every byte starts as fillByte.
+// of small slots whose every byte starts as fillByte. When the test ends
+// the region is revoked and its memory freed, both of which must
+// succeed, unless the test called keep.
 type fixture struct {
 	t     *testing.T
 	store *memdrv.Store
 	d     *memdrv.Driver
 	mem   *memdrv.Memory
 	reg   contract.Registration
+	kept  bool
 }
 
 const (
@@ -39,28 +43,57 @@ func newFixture(t *testing.T, o memdrv.Options) *fixture {
 	}
 	s := memdrv.NewStore()
 	d := memdrv.New(s, o)
-	mem, reg := register(t, d, slotBytes, slotCount)
-	return &fixture{t: t, store: s, d: d, mem: mem, reg: reg}
+	f := &fixture{t: t, store: s, d: d, mem: paint(t, slotBytes, slotCount, contract.Host)}
+	var err error
+	f.reg, err = d.Register(f.mem.Region)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		if f.kept {
+			assert.ErrorIs(t, f.mem.Free(), memdrv.ErrMemoryLent, "kept memory is not freed")
+			return
+		}
+		require.NoError(t, d.Unregister(f.reg), "the fixture's region is revoked at the end")
+		require.NoError(t, f.mem.Free(), "and its memory freed")
+	})
+	return f
 }
 
-// register allocates a region and registers it with d. The memory is
-// freed when the test ends (memdrv never touches a region once the rows
-// into it are final).
-func register(t *testing.T, d interface {
+// keep says the fixture's region stays lent for good (an unprovable
+// operation pins it): the memory is not freed, and Free must refuse it.
+func (f *fixture) keep() { f.kept = true }
+
+// registrar is what register needs of a driver.
+type registrar interface {
 	Register(contract.SlotRegion) (contract.Registration, error)
-}, sb int64, n int) (*memdrv.Memory, contract.Registration) {
+	Unregister(contract.Registration) error
+}
+
+// register allocates a region and registers it with d. When the test
+// ends the registration is revoked (a nil Unregister is required) and
+// then the memory freed.
+func register(t *testing.T, d registrar, sb int64, n int) (*memdrv.Memory, contract.Registration) {
 	t.Helper()
 	mem := alloc(t, sb, n, contract.Host)
 	reg, err := d.Register(mem.Region)
 	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, d.Unregister(reg), "revoked at the end of the test") })
 	return mem, reg
 }
 
+// alloc maps memory whose every byte is fillByte, and frees it when the
+// test ends: by then nothing may cover it, so Free must succeed.
 func alloc(t *testing.T, sb int64, n int, kind contract.MemoryKind) *memdrv.Memory {
+	t.Helper()
+	mem := paint(t, sb, n, kind)
+	t.Cleanup(func() { require.NoError(t, mem.Free(), "memory freed at the end of the test") })
+	return mem
+}
+
+// paint maps memory whose every byte is fillByte; the caller frees it.
+func paint(t *testing.T, sb int64, n int, kind contract.MemoryKind) *memdrv.Memory {
 	t.Helper()
 	mem, err := memdrv.Alloc(sb, n, kind)
 	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, mem.Free()) })
 	for i := range mem.Bytes {
 		mem.Bytes[i] = fillByte
 	}

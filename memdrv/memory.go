@@ -3,7 +3,6 @@ package memdrv
 import (
 	"fmt"
 	"math"
-	"sync"
 
 	"github.com/kvshare/kvshare/contract"
 )
@@ -16,6 +15,9 @@ import (
 // SlotBytes*SlotCount rounded up to a whole number of pages, so the bytes
 // past the last slot (if any) are padding that belongs to the region but
 // to no slot. Bytes views the whole mapping.
+//
+// While a memdrv driver holds a registration covering the memory, Free
+// refuses it (see [Memory.Free]).
 type Memory struct {
 	// Region describes the mapping as one region of SlotCount slots.
 	Region contract.SlotRegion
@@ -23,8 +25,7 @@ type Memory struct {
 	// nil.
 	Bytes []byte
 
-	mu      sync.Mutex
-	mapping []byte // as mmap returned it; nil once unmapped
+	mapping []byte // as mmap returned it; nil once unmapped (guarded by ledger.mu)
 }
 
 // Alloc maps slotBytes*slotCount bytes of anonymous, zeroed memory
@@ -54,7 +55,7 @@ func Alloc(slotBytes int64, slotCount int, kind contract.MemoryKind) (*Memory, e
 	if err != nil {
 		return nil, fmt.Errorf("memdrv: alloc: map %d bytes: %w", size, err)
 	}
-	return &Memory{
+	m := &Memory{
 		Region: contract.SlotRegion{
 			Base:      base,
 			SlotBytes: slotBytes,
@@ -64,12 +65,15 @@ func Alloc(slotBytes int64, slotCount int, kind contract.MemoryKind) (*Memory, e
 		},
 		Bytes:   b,
 		mapping: b,
-	}, nil
+	}
+	record(m)
+	return m, nil
 }
 
 // Slot returns the bytes of slot i, a slice of Bytes whose capacity ends
 // at the slot's end. It panics if i is not a slot of the region or the
-// memory was freed, as indexing a slice out of range does.
+// memory was freed, as indexing a slice out of range does. Like every
+// use of the memory, it must not race with Free.
 func (m *Memory) Slot(i int) []byte {
 	if m.Bytes == nil {
 		panic("memdrv: Slot of freed memory")
@@ -83,18 +87,33 @@ func (m *Memory) Slot(i int) []byte {
 }
 
 // Free unmaps the memory. Call it only once no driver can touch the
-// region any more (its registration was revoked, or never made). It is
-// idempotent: after a successful Free, later calls return nil. If the
-// unmap fails the memory stays mapped and Free may be called again.
+// region any more (its registration was revoked, or never made).
+//
+// While a registration of a memdrv driver in this process covers any
+// byte of the memory (it was not revoked, or its Unregister failed
+// because an operation was Open or Unprovable), Free refuses with an
+// error wrapping [ErrMemoryLent] and the memory stays mapped: it is kept,
+// not freed under a store's feet. memdrv sees only its own drivers'
+// registrations; for any other driver the caller's proof is all there
+// is.
+//
+// Free is idempotent and safe for concurrent use: the memory is unmapped
+// once, and later calls return nil. If the unmap fails the memory stays
+// mapped and Free may be called again.
 func (m *Memory) Free() error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	ledger.mu.Lock()
+	defer ledger.mu.Unlock()
 	if m.mapping == nil {
 		return nil
+	}
+	if n := ledger.lent[m]; n > 0 {
+		return fmt.Errorf("%w: memdrv: free %d bytes at %#x: %d memdrv registrations still cover it",
+			ErrMemoryLent, len(m.mapping), m.Region.Base, n)
 	}
 	if err := unmap(m.mapping); err != nil {
 		return fmt.Errorf("memdrv: free %d bytes at %#x: %w", len(m.mapping), m.Region.Base, err)
 	}
+	delete(ledger.lent, m)
 	m.mapping = nil
 	m.Bytes = nil
 	return nil

@@ -1,9 +1,12 @@
 package memdrv_test
 
 import (
+	"errors"
 	"math"
 	"os"
+	"sync"
 	"testing"
+	"testing/synctest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -109,4 +112,137 @@ func TestSlotOutOfRangePanics(t *testing.T) {
 	for _, i := range []int{-1, 2, 100} {
 		assert.Panics(t, func() { m.Slot(i) }, "slot %d", i)
 	}
+}
+
+// revocation revokes one handle; after it, the memories frees lists are
+// lent to no one.
+type revocation struct {
+	revoke func() error
+	frees  []int
+}
+
+// A memdrv registration lends the memory: Free refuses it, keeping it
+// mapped, until every registration covering any byte of it is revoked.
+func TestFreeRefusesLentMemory(t *testing.T) {
+	tests := []struct {
+		name string
+		// lend registers (some of) three memories with d and returns the
+		// revocations, in the order they are made.
+		lend func(t *testing.T, d *memdrv.TogetherDriver, mems []*memdrv.Memory) []revocation
+	}{
+		{"one region", func(t *testing.T, d *memdrv.TogetherDriver, mems []*memdrv.Memory) []revocation {
+			reg, err := d.Register(mems[0].Region)
+			require.NoError(t, err)
+			return []revocation{{func() error { return d.Unregister(reg) }, []int{0}}}
+		}},
+		{"two handles on one region", func(t *testing.T, d *memdrv.TogetherDriver, mems []*memdrv.Memory) []revocation {
+			a, err := d.Register(mems[1].Region)
+			require.NoError(t, err)
+			b, err := d.Register(mems[1].Region)
+			require.NoError(t, err)
+			return []revocation{
+				{func() error { return d.Unregister(a) }, nil},
+				{func() error { return d.Unregister(b) }, []int{1}},
+			}
+		}},
+		{"a region inside the mapping", func(t *testing.T, d *memdrv.TogetherDriver, mems []*memdrv.Memory) []revocation {
+			r := mems[2].Region
+			r.Base += uintptr(r.SlotBytes)
+			r.SlotCount, r.Len = 1, r.SlotBytes
+			reg, err := d.Register(r)
+			require.NoError(t, err)
+			return []revocation{{func() error { return d.Unregister(reg) }, []int{2}}}
+		}},
+		{"a batch of regions", func(t *testing.T, d *memdrv.TogetherDriver, mems []*memdrv.Memory) []revocation {
+			reg, err := d.RegisterRegions(specs(mems[0], mems[2]))
+			require.NoError(t, err)
+			return []revocation{{func() error { return d.UnregisterRegions(reg) }, []int{0, 2}}}
+		}},
+		{"failed registrations that may be live", func(t *testing.T, d *memdrv.TogetherDriver, mems []*memdrv.Memory) []revocation {
+			d.FailNextRegister(&contract.RegistrationError{Registration: 1, Err: errors.New("transport down")})
+			_, err := d.Register(mems[0].Region)
+			var one *contract.RegistrationError
+			require.ErrorAs(t, err, &one)
+			d.FailNextRegistration(true)
+			_, err = d.RegisterRegions(specs(mems[1]))
+			var batch *contract.RegistrationError
+			require.ErrorAs(t, err, &batch)
+			return []revocation{
+				{func() error { return d.Unregister(one.Registration) }, []int{0}},
+				{func() error { return d.UnregisterRegions(batch.Registration) }, []int{1}},
+			}
+		}},
+		{"failed registrations that are not live", func(t *testing.T, d *memdrv.TogetherDriver, mems []*memdrv.Memory) []revocation {
+			d.FailNextRegister(errors.Join(contract.ErrDriverRejected, errors.New("refused")))
+			_, err := d.Register(mems[0].Region)
+			require.ErrorIs(t, err, contract.ErrDriverRejected)
+			d.FailNextRegistration(false)
+			_, err = d.RegisterRegions(specs(mems[1]))
+			require.Error(t, err)
+			return nil
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := memdrv.NewTogether(memdrv.NewStore(), memdrv.Options{Logger: quiet})
+			mems := []*memdrv.Memory{paint(t, 64, 2, contract.Host), paint(t, 64, 2, contract.Host), paint(t, 64, 2, contract.Host)}
+			revocations := tt.lend(t, d, mems)
+			lent := map[int]bool{}
+			for _, r := range revocations {
+				for _, i := range r.frees {
+					lent[i] = true
+				}
+			}
+			for i, m := range mems {
+				if !lent[i] {
+					require.NoError(t, m.Free(), "memory %d is lent to no one", i)
+				}
+			}
+			for n, r := range revocations {
+				for i := range lent {
+					require.ErrorIs(t, mems[i].Free(), memdrv.ErrMemoryLent, "memory %d before revocation %d", i, n)
+					mems[i].Slot(0)[0] = 1 // still mapped
+				}
+				require.NoError(t, r.revoke(), "revocation %d", n)
+				for _, i := range r.frees {
+					require.NoError(t, mems[i].Free(), "memory %d after revocation %d", i, n)
+					delete(lent, i)
+				}
+			}
+		})
+	}
+}
+
+// A busy region's Unregister fails, and so the memory stays lent.
+func TestFreeRefusesTheMemoryOfABusyRegion(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, memdrv.Options{})
+		gate := f.d.Hold(memdrv.PutDir)
+		op := f.put(f.row(0, "k"))
+		require.NoError(t, gate.Held(t.Context()))
+		require.ErrorIs(t, f.d.Unregister(f.reg), memdrv.ErrRegionBusy)
+		err := f.mem.Free()
+		require.ErrorIs(t, err, memdrv.ErrMemoryLent)
+		assert.Contains(t, err.Error(), "1 memdrv registrations still cover it")
+		gate.Release()
+		synctest.Wait()
+		require.Equal(t, contract.Ended, op.Poll().Access)
+		f.teardown() // the fixture's cleanup then frees the memory
+	})
+}
+
+// Free from many goroutines at once unmaps once; every call answers nil.
+func TestFreeConcurrently(t *testing.T) {
+	m, err := memdrv.Alloc(64, 2, contract.Host)
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	errs := make([]error, 8)
+	for i := range errs {
+		wg.Go(func() { errs[i] = m.Free() })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		assert.NoError(t, err, "call %d", i)
+	}
+	assert.Nil(t, m.Bytes)
 }

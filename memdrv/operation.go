@@ -120,11 +120,3 @@ func (op *operation) rowOf(r contract.SlotRegion) int {
 	}
 	return -1
 }
-
-// keyIn returns the key of rowOf(r), or "".
-func (op *operation) keyIn(r contract.SlotRegion) string {
-	if i := op.rowOf(r); i >= 0 {
-		return op.batch.Rows[i].Key
-	}
-	return ""
-}

@@ -84,6 +84,7 @@ func TestRegisterDeviceMemory(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotZero(t, reg)
 	assert.Equal(t, []contract.SlotRegion{m.Region}, d.Regions())
+	require.NoError(t, d.Unregister(reg))
 }
 
 func TestFailNextRegister(t *testing.T) {
@@ -123,6 +124,7 @@ func TestFailNextRegister(t *testing.T) {
 			reg, err = d.Register(m.Region)
 			require.NoError(t, err)
 			assert.NotZero(t, reg)
+			require.NoError(t, d.Unregister(reg))
 		})
 	}
 	t.Run("cleared by nil", func(t *testing.T) {
@@ -130,8 +132,9 @@ func TestFailNextRegister(t *testing.T) {
 		m := alloc(t, 64, 2, contract.Host)
 		d.FailNextRegister(cause)
 		d.FailNextRegister(nil)
-		_, err := d.Register(m.Region)
-		assert.NoError(t, err)
+		reg, err := d.Register(m.Region)
+		require.NoError(t, err)
+		require.NoError(t, d.Unregister(reg))
 	})
 }
 

@@ -141,3 +141,31 @@ func TestRegionsTogetherBusyBatch(t *testing.T) {
 		require.NoError(t, d.Close())
 	})
 }
+
+// A staged failure waits for a registration that passes validation: bad
+// geometry is refused first, with nothing registered, and the staged
+// failure comes on the next good batch.
+func TestValidationComesBeforeAStagedFailure(t *testing.T) {
+	d := memdrv.NewTogether(memdrv.NewStore(), memdrv.Options{})
+	a, b := alloc(t, 64, 2, contract.Host), alloc(t, 64, 2, contract.Host)
+	bad := specs(a, b)
+	bad[1].Region.Base = 0
+
+	d.FailNextRegistration(true)
+	_, err := d.RegisterRegions(bad)
+	require.ErrorIs(t, err, contract.ErrInvalidRegion)
+	assert.NotErrorAs(t, err, new(*contract.RegistrationError))
+	assert.Empty(t, d.Regions())
+	_, err = d.RegisterRegions(specs(a, b))
+	var re *contract.RegistrationError
+	require.ErrorAs(t, err, &re, "the staged failure was still pending")
+	require.NoError(t, d.UnregisterRegions(re.Registration))
+
+	d.FailNextRegister(&contract.RegistrationError{Registration: 1, Err: errors.New("staged")})
+	_, err = d.Register(bad[1].Region)
+	require.ErrorIs(t, err, contract.ErrInvalidRegion)
+	assert.Empty(t, d.Regions())
+	_, err = d.Register(a.Region)
+	require.ErrorAs(t, err, &re, "the staged failure was still pending")
+	require.NoError(t, d.Unregister(re.Registration))
+}

@@ -55,6 +55,9 @@ func TestGetVerdicts(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				f := newFixture(t, memdrv.Options{})
+				if tt.wantAccess == contract.Unprovable {
+					f.keep()
+				}
 				tt.stage(f)
 				called := new(counter)
 				op, err := f.d.Get(batch(f.row(slot, "k")), nil, called.inc)
@@ -247,4 +250,26 @@ func TestManyRowsOneOperation(t *testing.T) {
 		assert.Zero(t, f.d.Admitted(memdrv.GetDir))
 		f.teardown()
 	})
+}
+
+// One row that cannot prove its access ended makes the whole operation
+// Unprovable, whichever row ends last.
+func TestOneUnprovableRowPinsItsOperation(t *testing.T) {
+	for _, keys := range [][2]string{{"u", "k"}, {"k", "u"}} {
+		t.Run(keys[0]+" first", func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				f := newFixture(t, memdrv.Options{Workers: 1})
+				f.keep()
+				f.store.Set("u", pattern(slotBytes, 1))
+				f.store.Set("k", pattern(slotBytes, 2))
+				f.d.UnprovableGets("u")
+				op := f.get(f.row(0, keys[0]), f.row(1, keys[1]))
+				synctest.Wait()
+				st := op.Poll()
+				assert.Equal(t, contract.Unprovable, st.Access)
+				assert.ElementsMatch(t, statuses(contract.Fault, contract.Ready), st.Rows)
+				assert.Equal(t, 1, f.d.Unprovable())
+			})
+		})
+	}
 }

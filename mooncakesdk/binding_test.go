@@ -60,6 +60,17 @@ func TestOpenSetsUpWithTheConfigOnOneThread(t *testing.T) {
 	assert.Equal(t, "create,setup,get_hostname,destroy", s.callLog(), "nothing reaches a destroyed handle")
 }
 
+// TestCreateThreadIsThrownAway: the thread create ran on exits once Open
+// returns (the goroutine locked to it ended without unlocking), so the
+// signal mask the library sets there dies with it. The stub sees the
+// thread exit through a thread-specific value's destructor; a thread
+// handed back to the Go scheduler would never run it.
+func TestCreateThreadIsThrownAway(t *testing.T) {
+	s, _ := openStub(t)
+	require.NotEqual(t, int64(os.Getpid()), s.tid(0), "create ran off the main thread, which this test binary keeps (see init)")
+	assert.Equal(t, int32(1), s.waitThreadExited(eventWaitMS), "the thread create ran on has exited")
+}
+
 func TestBatchPutFromCrosses(t *testing.T) {
 	s, c := openStub(t)
 	mem, base := offHeap(t, 3*4096)
@@ -92,9 +103,11 @@ func TestBatchGetIntoCrosses(t *testing.T) {
 	for i := range mem {
 		mem[i] = 0xEE
 	}
+	// The second key's size is past 32 bits: size_t crosses whole. The
+	// stub answers -704 for it and writes nothing, as the store would.
 	keys := []string{"t/xy", "t/missing", "t/short"}
 	bufs := []uintptr{base, base + 64, base + 128}
-	sizes := []uint64{64, 64, 64}
+	sizes := []uint64{64, 5 << 30, 64}
 	s.scriptCodes([]int64{10, int64(ObjectNotFound), 64}, 3)
 	results := make([]int64, 3)
 
@@ -274,7 +287,7 @@ func TestSetupOutlivingTheContextIsDestroyedWhenItReturns(t *testing.T) {
 		done <- opened{c, err}
 	}()
 
-	s.waitSetupEntered()
+	require.Equal(t, int32(1), s.waitSetupEntered(eventWaitMS), "setup was called")
 	cancel()
 	got := <-done
 	require.ErrorIs(t, got.err, ErrSetup)
@@ -282,7 +295,7 @@ func TestSetupOutlivingTheContextIsDestroyedWhenItReturns(t *testing.T) {
 	assert.Nil(t, got.c)
 
 	s.releaseSetup()
-	s.waitDestroyed(1)
+	require.Equal(t, int32(1), s.waitDestroyed(1, eventWaitMS), "the handle is destroyed once setup returns")
 	assert.Equal(t, "create,setup,destroy", s.callLog())
 }
 
@@ -366,6 +379,15 @@ func TestLibraryFromTheEnvironment(t *testing.T) {
 	s := loadStub(t, buildStub(t, "libmooncake_store.so"))
 	t.Setenv(EnvLibrary, s.path)
 	c, err := Open(context.Background(), stubConfig(t, ""), slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	require.NoError(t, c.Destroy())
+	assert.Equal(t, "create,setup,get_hostname,destroy", s.callLog())
+}
+
+func TestConfigLibraryWinsOverTheEnvironment(t *testing.T) {
+	s := loadStub(t, buildStub(t, "libmooncake_store.so"))
+	t.Setenv(EnvLibrary, "/nonexistent/kvshare/libmooncake_store.so")
+	c, err := Open(context.Background(), stubConfig(t, s.path), slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	require.NoError(t, c.Destroy())
 	assert.Equal(t, "create,setup,get_hostname,destroy", s.callLog())

@@ -69,7 +69,10 @@ type Client interface {
 	BatchIsExist(keys []string, results []int32) error
 
 	// HealthCheck returns nil when the client is set up and the master
-	// answers its pings, an error wrapping [ErrUnhealthy] otherwise.
+	// answers its pings; an error wrapping [ErrUnhealthy] when the
+	// library answers "not initialised or closed" (1) or "master
+	// unreachable" (2); a [*CallError] for any other answer (-1: a NULL
+	// handle or an escaped exception).
 	HealthCheck() error
 
 	// Destroy tears the client down (unmounts its segment, frees the

@@ -38,7 +38,9 @@
 //     char* array pointing into it.
 //   - The create call runs on a goroutine locked to its OS thread that
 //     exits without unlocking: the library blocks SIGINT, SIGTERM, SIGHUP
-//     and SIGUSR1 on that thread, which is then thrown away.
+//     and SIGUSR1 on that thread, which is then thrown away (or, should it
+//     be the process's main thread, which Go never ends, parked for good
+//     by the runtime). No Go code runs on it again.
 //
 // # What it refuses
 //

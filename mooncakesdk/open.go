@@ -71,6 +71,8 @@ func setUp(ctx context.Context, lib *library, m MooncakeConfig, logger *slog.Log
 		// and SIGUSR1 on this thread (and the threads setup starts from it
 		// inherit the mask). A goroutine that exits while locked takes its
 		// thread with it, so no Go code ever runs on that thread again.
+		// (Should this be the process's main thread, which Go never ends,
+		// the runtime parks it for good instead: the same promise.)
 		runtime.LockOSThread()
 		done <- createAndSetUp(lib, m)
 	}()

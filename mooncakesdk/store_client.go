@@ -3,7 +3,6 @@ package mooncakesdk
 import (
 	"bytes"
 	"fmt"
-	"runtime"
 	"sync"
 )
 
@@ -56,26 +55,15 @@ func (c *storeClient) UnregisterBuffer(addr uintptr) error {
 }
 
 // BatchPutFrom calls mooncake_store_batch_put_from with a NULL
-// replicate config (the store's defaults); see [Client].
+// replicate config (the store's defaults); see [Client]. The library
+// writes C ints; they are widened into results only when the call ran.
 func (c *storeClient) BatchPutFrom(keys []string, bufs []uintptr, sizes []uint64, results []int64) error {
-	if err := CheckTransfer(keys, bufs, sizes, results); err != nil {
+	codes := make([]int32, len(results))
+	err := c.batch("mooncake_store_batch_put_from", CheckTransfer(keys, bufs, sizes, results), keys, func(ptrs []*byte) int32 {
+		return c.lib.fn.batchPutFrom(c.handle, ptrs, bufs, sizes, uint64(len(keys)), 0, codes)
+	})
+	if err != nil {
 		return err
-	}
-	if !c.enter() {
-		return ErrClosed
-	}
-	defer c.mu.RUnlock()
-	if len(keys) == 0 {
-		return nil // the library answers -1 to a NULL array
-	}
-	ck := newCKeys(keys)
-	defer ck.release()
-	codes := make([]int32, len(keys))
-	rc := c.lib.fn.batchPutFrom(c.handle, ck.ptrs, bufs, sizes, uint64(len(keys)), 0, codes)
-	runtime.KeepAlive(bufs)
-	runtime.KeepAlive(sizes)
-	if rc != 0 {
-		return &CallError{Func: "mooncake_store_batch_put_from", Code: Code(rc)}
 	}
 	for i, code := range codes {
 		results[i] = int64(code)
@@ -83,36 +71,33 @@ func (c *storeClient) BatchPutFrom(keys []string, bufs []uintptr, sizes []uint64
 	return nil
 }
 
-// BatchGetInto calls mooncake_store_batch_get_into; see [Client].
+// BatchGetInto calls mooncake_store_batch_get_into; see [Client]. The
+// library writes results only when it answers 0, so the caller's slice
+// is its output array.
 func (c *storeClient) BatchGetInto(keys []string, bufs []uintptr, sizes []uint64, results []int64) error {
-	if err := CheckTransfer(keys, bufs, sizes, results); err != nil {
-		return err
-	}
-	if !c.enter() {
-		return ErrClosed
-	}
-	defer c.mu.RUnlock()
-	if len(keys) == 0 {
-		return nil
-	}
-	ck := newCKeys(keys)
-	defer ck.release()
-	// The library writes results only when it answers 0, so the caller's
-	// slice is passed as the output array.
-	rc := c.lib.fn.batchGetInto(c.handle, ck.ptrs, bufs, sizes, uint64(len(keys)), results)
-	runtime.KeepAlive(bufs)
-	runtime.KeepAlive(sizes)
-	runtime.KeepAlive(results)
-	if rc != 0 {
-		return &CallError{Func: "mooncake_store_batch_get_into", Code: Code(rc)}
-	}
-	return nil
+	return c.batch("mooncake_store_batch_get_into", CheckTransfer(keys, bufs, sizes, results), keys, func(ptrs []*byte) int32 {
+		return c.lib.fn.batchGetInto(c.handle, ptrs, bufs, sizes, uint64(len(keys)), results)
+	})
 }
 
 // BatchIsExist calls mooncake_store_batch_is_exist; see [Client].
 func (c *storeClient) BatchIsExist(keys []string, results []int32) error {
-	if err := CheckExist(keys, results); err != nil {
-		return err
+	return c.batch("mooncake_store_batch_is_exist", CheckExist(keys, results), keys, func(ptrs []*byte) int32 {
+		return c.lib.fn.batchIsExist(c.handle, ptrs, uint64(len(keys)), results)
+	})
+}
+
+// batch runs one batch call through the steps the three share: the
+// argument check's verdict argErr, the call lock, no call at all for no
+// keys (the library answers -1 to the NULL arrays an empty slice
+// becomes), the keys laid out as C strings for the call, and the
+// library's function-level answer, which is a [*CallError] naming fn
+// unless it is 0. purego keeps every argument of call's C function, and
+// the memory a slice argument points to, alive until the function
+// returns.
+func (c *storeClient) batch(fn string, argErr error, keys []string, call func(cKeys []*byte) int32) error {
+	if argErr != nil {
+		return argErr
 	}
 	if !c.enter() {
 		return ErrClosed
@@ -123,10 +108,8 @@ func (c *storeClient) BatchIsExist(keys []string, results []int32) error {
 	}
 	ck := newCKeys(keys)
 	defer ck.release()
-	rc := c.lib.fn.batchIsExist(c.handle, ck.ptrs, uint64(len(keys)), results)
-	runtime.KeepAlive(results)
-	if rc != 0 {
-		return &CallError{Func: "mooncake_store_batch_is_exist", Code: Code(rc)}
+	if rc := call(ck.ptrs); rc != 0 {
+		return &CallError{Func: fn, Code: Code(rc)}
 	}
 	return nil
 }

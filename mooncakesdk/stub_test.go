@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"syscall"
 	"testing"
 	"unsafe"
@@ -23,8 +24,8 @@ type stubLib struct {
 	scriptCreateNull func(on int32)
 	scriptSetup      func(rc int32, hold int32)
 	releaseSetup     func()
-	waitSetupEntered func()
-	waitDestroyed    func(n int32)
+	waitSetupEntered func(timeoutMS int32) int32
+	waitDestroyed    func(n, timeoutMS int32) int32
 	scriptBatch      func(rc int32)
 	scriptCodes      func(codes []int64, n uint64)
 	scriptHealth     func(rc int32)
@@ -36,8 +37,17 @@ type stubLib struct {
 	setupStringInto  func(which int32, out []byte, n uint64)
 	setupSize        func(which int32) uint64
 	tid              func(which int32) int64
+	waitThreadExited func(timeoutMS int32) int32
 	registration     func(which int32) uint64
 }
+
+// The test binary's main goroutine keeps the process's main thread for
+// itself, so no other goroutine runs there. Go never ends the main
+// thread: a goroutine that exits locked to it parks that thread for good
+// instead. That still keeps Open's promise (no Go code runs on the
+// thread again), but leaves no thread exit for
+// TestCreateThreadIsThrownAway to see.
+func init() { runtime.LockOSThread() }
 
 // requireGCC skips the test when gcc is missing, unless the run must
 // build the stub (CI=true or KVSHARE_REQUIRE_GCC set): then it fails.
@@ -76,23 +86,24 @@ func loadStub(t *testing.T, path string) *stubLib {
 	require.NoError(t, err)
 	s := &stubLib{path: path}
 	for name, fptr := range map[string]any{
-		"stub_script_create_null": &s.scriptCreateNull,
-		"stub_script_setup":       &s.scriptSetup,
-		"stub_release_setup":      &s.releaseSetup,
-		"stub_wait_setup_entered": &s.waitSetupEntered,
-		"stub_wait_destroyed":     &s.waitDestroyed,
-		"stub_script_batch":       &s.scriptBatch,
-		"stub_script_codes":       &s.scriptCodes,
-		"stub_script_health":      &s.scriptHealth,
-		"stub_script_register":    &s.scriptRegister,
-		"stub_call_log":           &s.callLogInto,
-		"stub_count_seen":         &s.countSeen,
-		"stub_key_seen":           &s.keySeenInto,
-		"stub_seen":               &s.seen,
-		"stub_setup_string":       &s.setupStringInto,
-		"stub_setup_size":         &s.setupSize,
-		"stub_tid":                &s.tid,
-		"stub_registration":       &s.registration,
+		"stub_script_create_null":        &s.scriptCreateNull,
+		"stub_script_setup":              &s.scriptSetup,
+		"stub_release_setup":             &s.releaseSetup,
+		"stub_wait_setup_entered":        &s.waitSetupEntered,
+		"stub_wait_destroyed":            &s.waitDestroyed,
+		"stub_script_batch":              &s.scriptBatch,
+		"stub_script_codes":              &s.scriptCodes,
+		"stub_script_health":             &s.scriptHealth,
+		"stub_script_register":           &s.scriptRegister,
+		"stub_call_log":                  &s.callLogInto,
+		"stub_count_seen":                &s.countSeen,
+		"stub_key_seen":                  &s.keySeenInto,
+		"stub_seen":                      &s.seen,
+		"stub_setup_string":              &s.setupStringInto,
+		"stub_setup_size":                &s.setupSize,
+		"stub_tid":                       &s.tid,
+		"stub_wait_create_thread_exited": &s.waitThreadExited,
+		"stub_registration":              &s.registration,
 	} {
 		addr, err := purego.Dlsym(h, name)
 		require.NoError(t, err, "stub lacks %s", name)
@@ -100,6 +111,11 @@ func loadStub(t *testing.T, path string) *stubLib {
 	}
 	return s
 }
+
+// eventWaitMS bounds the stub's waits for an event (setup entered, a
+// destroy, the create thread's exit). Each comes at once when the binding
+// works; the bound only keeps a broken binding from hanging the run.
+const eventWaitMS = 30_000
 
 func cString(fill func(out []byte, n uint64)) string {
 	buf := make([]byte, 1<<16)

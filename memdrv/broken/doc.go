@@ -33,7 +33,12 @@
 //     callback takes deadlocks there.
 //   - UnregisterWhileBusy answers nil for a busy region but keeps it
 //     registered in the wrapped driver, and revokes it there after the
-//     next Drain that returns true (or at Close), so the lie never turns
-//     into freed memory inside this process.
-//   - IgnoresCancel declares Cancel whatever the options say.
+//     next Drain that returns true (or at Close). Until then memdrv's
+//     ledger counts the registration, so [memdrv.Memory.Free] refuses the
+//     memory: the lie never turns into freed memory inside this process.
+//   - DrainTrueWhileLive lies only in Drain's answer: the wrapped driver
+//     knows the truth, so a Close after the lie is refused, and the live
+//     operation still calls its onChange when it ends.
+//   - IgnoresCancel declares Cancel whatever the options say. Drain still
+//     cancels queued rows: the rule bends Operation.Cancel only.
 package broken

@@ -24,7 +24,7 @@ func rowEndFor(rule Rule, inner *memdrv.Driver) func(memdrv.RowEnd) contract.Row
 		}
 	case LongObjectSpills:
 		return func(e memdrv.RowEnd) contract.RowStatus {
-			if e.Dir == memdrv.GetDir && int64(len(e.Object)) > rowBytes(e.Spans) {
+			if e.Dir == memdrv.GetDir && int64(len(e.Object)) > rowBytes(e) {
 				start := e.Spans[0].Addr
 				n := min(int64(len(e.Object)), room(inner.Regions(), start))
 				copy(rawmem.At(start, n), e.Object)
@@ -33,7 +33,7 @@ func rowEndFor(rule Rule, inner *memdrv.Driver) func(memdrv.RowEnd) contract.Row
 		}
 	case ShortObjectReady:
 		return func(e memdrv.RowEnd) contract.RowStatus {
-			if e.Dir == memdrv.GetDir && e.Status == contract.Fault && e.Object != nil && int64(len(e.Object)) < rowBytes(e.Spans) {
+			if e.Dir == memdrv.GetDir && e.Status == contract.Fault && e.Object != nil && int64(len(e.Object)) < rowBytes(e) {
 				return contract.Ready
 			}
 			return e.Status
@@ -61,10 +61,5 @@ func room(live []contract.SlotRegion, addr uintptr) int64 {
 	return best
 }
 
-func rowBytes(spans []contract.Span) int64 {
-	var n int64
-	for _, s := range spans {
-		n += s.Len
-	}
-	return n
-}
+// rowBytes returns the length of the row e ended.
+func rowBytes(e memdrv.RowEnd) int64 { return contract.Row{Spans: e.Spans}.Bytes() }

@@ -43,7 +43,7 @@ type call struct {
 // begin counts the call and picks its faults.
 func (s *Store) begin(op Op, keys []string) *call {
 	c := &call{op: op}
-	if op == Put || op == Get || op == Exist {
+	if op.data() {
 		c.latency = s.opts.Latency
 	}
 	byKey := map[string]*entry{}
@@ -65,7 +65,7 @@ func (s *Store) begin(op Op, keys []string) *call {
 		if f.Op != op || f.left == 0 {
 			continue
 		}
-		if f.callLevel() || op > Exist {
+		if f.callLevel() || !op.data() {
 			if f.Key != "" && byKey[f.Key] == nil {
 				continue
 			}
@@ -96,6 +96,78 @@ func (s *Store) begin(op Op, keys []string) *call {
 		}
 	}
 	return c
+}
+
+// dataCall runs a put, get or exist call through the steps they share:
+// the argument check's verdict argErr, the client's call lock, the
+// call-level faults before the data, arrive for each distinct key under
+// the store's lock (the store's state as the call finds it: its answer,
+// a put's claim), the hold and the latency, land for each key without
+// the lock (the data moving), the call-level faults after the data, and
+// answer for every index of the call.
+func (c *Client) dataCall(op Op, keys []string, argErr error, arrive, land func(*entry), answer func(i int, code mooncakesdk.Code)) error {
+	if argErr != nil {
+		return argErr
+	}
+	if !c.enter() {
+		return mooncakesdk.ErrClosed
+	}
+	defer c.mu.RUnlock()
+	if len(keys) == 0 {
+		return nil // the real binding makes no call for no keys
+	}
+	s := c.store
+	cl := s.begin(op, keys)
+	if err := cl.strike(BeforeLanding); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	for _, e := range cl.entries {
+		arrive(e)
+	}
+	s.mu.Unlock()
+	cl.wait()
+	for _, e := range cl.entries {
+		land(e)
+	}
+	if err := cl.strike(AfterLanding); err != nil {
+		return err
+	}
+	for _, e := range cl.entries {
+		for _, i := range e.index {
+			answer(i, e.answer())
+		}
+	}
+	return nil
+}
+
+// controlCall runs a register, unregister or health call: the client's
+// call lock, the call-level faults placed before the call's effect, the
+// hold, a scripted answer placed before the effect (which then never
+// happens), effect (the call's own work and answer), then the faults and
+// a scripted answer placed after it. A scripted answer replaces
+// effect's.
+func (c *Client) controlCall(op Op, effect func() error) error {
+	if !c.enter() {
+		return mooncakesdk.ErrClosed
+	}
+	defer c.mu.RUnlock()
+	cl := c.store.begin(op, nil)
+	if err := cl.strike(BeforeLanding); err != nil {
+		return err
+	}
+	cl.wait()
+	if cl.code != nil && cl.code.Phase == BeforeLanding {
+		return op.answer(cl.code.Code)
+	}
+	err := effect()
+	if err := cl.strike(AfterLanding); err != nil {
+		return err
+	}
+	if cl.code != nil {
+		return op.answer(cl.code.Code)
+	}
+	return err
 }
 
 // strike applies the call-level faults of phase p: a panic, or a failure

@@ -54,10 +54,17 @@
 //     already stored or in flight (0); room (-200); RDMA registration
 //     (-800). A get: in flight (-703); missing (-704); too large for the
 //     buffer (-600); RDMA registration (-800).
-//   - A put claims its keys (in flight from then on), then waits at its
-//     Hold gate and for the latency, then stores. A running transfer of
-//     a put reads the buffer once its gate opens and stores nothing (the
-//     store revoked the key); one of a get writes the object.
+//   - Every put, get and exist call reads the store's state when it
+//     arrives (its answers are fixed then, and a put claims its keys, in
+//     flight from then on), then waits at its Hold gate and for the
+//     latency, then moves its data. A running transfer of a put reads
+//     the buffer once its gate opens and stores nothing (the store
+//     revoked the key); one of a get writes the object.
+//   - A register or unregister call waits at its Hold gate before it
+//     changes anything; a fault with BeforeLanding strikes before the
+//     registration changes, one with AfterLanding after. A scripted
+//     health answer of 1 or 2 wraps [mooncakesdk.ErrUnhealthy], any
+//     other code is a [*mooncakesdk.CallError], as in the real binding.
 //   - A per-key code on a key the store would not have served (missing,
 //     already stored) replaces the answer and moves nothing.
 //   - Register refuses address 0 or size 0 (-1) and a region overlapping

@@ -39,6 +39,10 @@ func (o Op) String() string {
 	return fmt.Sprintf("Op(%d)", uint8(o))
 }
 
+// data reports whether o is a data call (put, get, exist): one with keys,
+// per-key answers and the store's latency.
+func (o Op) data() bool { return o == Put || o == Get || o == Exist }
+
 // cFunc is the C function the real client calls for o; the fake's
 // errors name it the same way.
 func (o Op) cFunc() string {
@@ -59,15 +63,29 @@ func (o Op) cFunc() string {
 	return o.String()
 }
 
+// answer is the error a register, unregister or health call returns for
+// the scripted function answer code, as the real client turns it: the
+// health check's own 1 ("not initialised") and 2 ("master unreachable")
+// wrap [mooncakesdk.ErrUnhealthy], every other code is a
+// [*mooncakesdk.CallError] naming the C function.
+func (o Op) answer(code mooncakesdk.Code) error {
+	if o == Health && (code == 1 || code == 2) {
+		return fmt.Errorf("%w: health check answered %d", mooncakesdk.ErrUnhealthy, code)
+	}
+	return &mooncakesdk.CallError{Func: o.cFunc(), Code: code}
+}
+
 // Phase says when a fault strikes relative to the data.
 type Phase uint8
 
 const (
 	// BeforeLanding: the fault strikes before any byte moved: a put
-	// stores nothing, a get writes nothing.
+	// stores nothing, a get writes nothing, a register or unregister
+	// changes no registration.
 	BeforeLanding Phase = iota
 	// AfterLanding: the data moved first (a put's object is stored
-	// complete, a get's buffer is written), then the fault strikes.
+	// complete, a get's buffer is written; a register or unregister took
+	// effect), then the fault strikes.
 	AfterLanding
 )
 
@@ -86,8 +104,10 @@ type Fault struct {
 	// answer, replacing the store's own (a put's or get's data move
 	// according to Phase and Running, and only for a key the store would
 	// have served). For Register, Unregister and Health it is the
-	// function's own answer (for Health, 1 and 2 are the library's "not
-	// initialised" and "master unreachable").
+	// function's own answer, replacing the fake's (for Health, 1 and 2
+	// are the library's "not initialised" and "master unreachable",
+	// wrapping [mooncakesdk.ErrUnhealthy]; every other code is a
+	// [*mooncakesdk.CallError]).
 	Code mooncakesdk.Code
 	// Fail makes the whole call answer the library's -1: the method
 	// returns a [*mooncakesdk.CallError] and writes no result. With
@@ -96,11 +116,15 @@ type Fault struct {
 	// Panic makes the call panic (after the data moved, with
 	// AfterLanding), as a broken binding might.
 	Panic bool
-	// Hold stops the call at the gate after it claimed its keys (a put's
-	// keys are in flight from then on) until the gate opens.
+	// Hold stops the call at the gate until the gate opens: a data call
+	// after it found the store's state (a put's keys are claimed, in
+	// flight from then on; a get's and an exist's answers are fixed), a
+	// register or unregister before it changes anything.
 	Hold *Gate
 
-	// Phase places Code and Fail and Panic before or after the data moved.
+	// Phase places Code, Fail and Panic before or after the data moved
+	// (for Register and Unregister: before or after the registration
+	// changed; for Exist and Health it makes no difference).
 	Phase Phase
 	// Running, with a Code on Put or Get, models a transfer the store
 	// gave up on while it still runs (TRANSFER_FAIL after the 60 s wait):
@@ -135,7 +159,7 @@ func (f Fault) check() error {
 		return fmt.Errorf("%w: Running needs a Code on a put or a get", ErrScript)
 	case f.Times < 0:
 		return fmt.Errorf("%w: Times %d is negative", ErrScript, f.Times)
-	case f.Key != "" && f.Op > Exist:
+	case f.Key != "" && !f.Op.data():
 		return fmt.Errorf("%w: Key narrows only put, get and exist faults", ErrScript)
 	}
 	return nil
@@ -149,7 +173,8 @@ type scripted struct {
 
 func (f *scripted) callLevel() bool { return f.Fail || f.Panic || f.Hold != nil }
 
-// strike counts one call struck; false once the fault is used up.
+// strike counts one call struck. A fault with no strikes left (0)
+// strikes no more; one with unlimited strikes (-1) never runs out.
 func (f *scripted) strike() {
 	if f.left > 0 {
 		f.left--

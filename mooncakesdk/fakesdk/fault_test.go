@@ -2,6 +2,7 @@ package fakesdk
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -19,8 +20,7 @@ func TestScriptedFaults(t *testing.T) {
 		c  *Client
 		s  *slab
 	}
-	// Before each row: "old" is stored with byte 0x0D; slot 0 holds 0xA1
-	// (what a put sends); slots 1–3 hold 0xEE (untouched get buffers).
+	// Before each row: the faultWorld of four slots.
 	untouched := bytes.Repeat([]byte{0xEE}, slot)
 	for _, tc := range []struct {
 		name  string
@@ -44,27 +44,10 @@ func TestScriptedFaults(t *testing.T) {
 				assert.Equal(t, []int32{0}, exist(t, w.c, "new"), "revoked: nothing stored")
 				assert.Equal(t, int64(slot), w.st.Used(), "its claim given back")
 			}},
-		{"-900 on a put before the object landed", Fault{Op: Put, Key: "new", Code: mooncakesdk.RPCFail},
-			func(t *testing.T, w world) {
-				assert.Equal(t, []int64{-900}, put(t, w.c, w.s, []string{"new"}, 0))
-				assert.Equal(t, []int32{0}, exist(t, w.c, "new"))
-			}},
-		{"-901 on a put after the object landed", Fault{Op: Put, Key: "new", Code: mooncakesdk.RPCTimeout, Phase: AfterLanding},
-			func(t *testing.T, w world) {
-				assert.Equal(t, []int64{-901}, put(t, w.c, w.s, []string{"new"}, 0))
-				assert.Equal(t, []int32{1}, exist(t, w.c, "new"), "the end of the put reached the master")
-				obj, _ := w.st.Object("new")
-				assert.Equal(t, w.s.slot(0), obj)
-			}},
-		{"-900 on a get before writing", Fault{Op: Get, Code: mooncakesdk.RPCFail},
+		{"a per-call -900 on a get answers for every key, the missing one too", Fault{Op: Get, Code: mooncakesdk.RPCFail},
 			func(t *testing.T, w world) {
 				assert.Equal(t, []int64{-900, -900}, get(t, w.c, w.s, []string{"old", "missing"}, 1, 2))
 				assert.Equal(t, untouched, w.s.slot(1))
-			}},
-		{"-901 on a get after writing", Fault{Op: Get, Code: mooncakesdk.RPCTimeout, Phase: AfterLanding},
-			func(t *testing.T, w world) {
-				assert.Equal(t, []int64{-901}, get(t, w.c, w.s, []string{"old"}, 1))
-				assert.Equal(t, bytes.Repeat([]byte{0x0D}, slot), w.s.slot(1))
 			}},
 		{"-900 on is-exist for one key", Fault{Op: Exist, Key: "old", Code: mooncakesdk.RPCFail},
 			func(t *testing.T, w world) {
@@ -132,12 +115,13 @@ func TestScriptedFaults(t *testing.T) {
 				assert.Equal(t, []int64{-707}, get(t, w.c, w.s, []string{"missing"}, 1))
 				assert.Equal(t, untouched, w.s.slot(1))
 			}},
-		{"register answers a scripted code", Fault{Op: Register, Code: mooncakesdk.InvalidParams},
+		{"register answers a scripted code before recording the region", Fault{Op: Register, Code: mooncakesdk.RPCFail, Times: 1},
 			func(t *testing.T, w world) {
 				var ce *mooncakesdk.CallError
 				require.ErrorAs(t, w.c.RegisterBuffer(w.s.addr(0), slot), &ce)
-				assert.Equal(t, mooncakesdk.InvalidParams, ce.Code)
+				assert.Equal(t, mooncakesdk.RPCFail, ce.Code)
 				assert.Equal(t, "mooncake_store_register_buffer", ce.Func)
+				assert.NoError(t, w.c.RegisterBuffer(w.s.addr(0), slot), "nothing was recorded")
 			}},
 		{"unregister fails at function level", Fault{Op: Unregister, Fail: true},
 			func(t *testing.T, w world) {
@@ -145,7 +129,32 @@ func TestScriptedFaults(t *testing.T) {
 				require.ErrorIs(t, w.c.UnregisterBuffer(w.s.addr(0)), mooncakesdk.ErrCallFailed)
 				assert.ErrorIs(t, w.c.RegisterBuffer(w.s.addr(0), slot), mooncakesdk.ErrCallFailed, "still registered: overlap")
 			}},
+		{"register answers a scripted code after taking effect", Fault{Op: Register, Code: mooncakesdk.RPCFail, Phase: AfterLanding, Times: 1},
+			func(t *testing.T, w world) {
+				var ce *mooncakesdk.CallError
+				require.ErrorAs(t, w.c.RegisterBuffer(w.s.addr(0), slot), &ce)
+				assert.Equal(t, mooncakesdk.RPCFail, ce.Code)
+				require.ErrorAs(t, w.c.RegisterBuffer(w.s.addr(0), slot), &ce)
+				assert.Equal(t, mooncakesdk.InvalidParams, ce.Code, "registered all the same: overlap")
+			}},
+		{"unregister fails at function level after forgetting the region", Fault{Op: Unregister, Fail: true, Phase: AfterLanding},
+			func(t *testing.T, w world) {
+				require.NoError(t, w.c.RegisterBuffer(w.s.addr(0), slot))
+				require.ErrorIs(t, w.c.UnregisterBuffer(w.s.addr(0)), mooncakesdk.ErrCallFailed)
+				assert.NoError(t, w.c.RegisterBuffer(w.s.addr(0), slot), "the region was forgotten all the same")
+			}},
+		{"register panics before recording the region", Fault{Op: Register, Panic: true, Times: 1},
+			func(t *testing.T, w world) {
+				assert.PanicsWithValue(t, "fakesdk: scripted panic in register (before landing)", func() {
+					_ = w.c.RegisterBuffer(w.s.addr(0), slot)
+				})
+				assert.NoError(t, w.c.RegisterBuffer(w.s.addr(0), slot), "nothing was recorded")
+			}},
 		{"health: master unreachable", Fault{Op: Health, Code: 2},
+			func(t *testing.T, w world) {
+				assert.ErrorIs(t, w.c.HealthCheck(), mooncakesdk.ErrUnhealthy)
+			}},
+		{"health: not initialised", Fault{Op: Health, Code: 1},
 			func(t *testing.T, w world) {
 				assert.ErrorIs(t, w.c.HealthCheck(), mooncakesdk.ErrUnhealthy)
 			}},
@@ -153,103 +162,217 @@ func TestScriptedFaults(t *testing.T) {
 			func(t *testing.T, w world) {
 				assert.ErrorIs(t, w.c.HealthCheck(), mooncakesdk.ErrCallFailed)
 			}},
+		{"health: an answer the library does not document", Fault{Op: Health, Code: 3},
+			func(t *testing.T, w world) {
+				err := w.c.HealthCheck()
+				assert.ErrorIs(t, err, mooncakesdk.ErrCallFailed)
+				assert.NotErrorIs(t, err, mooncakesdk.ErrUnhealthy)
+			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			st := New(Options{})
-			w := world{st: st, c: st.Client(), s: newSlab(t, 4, slot)}
-			_, err := st.Seed("old", bytes.Repeat([]byte{0x0D}, slot))
-			require.NoError(t, err)
-			w.s.fill(0, 0xA1)
-			for i := 1; i < 4; i++ {
-				w.s.fill(i, 0xEE)
-			}
+			st, s := faultWorld(t, Options{}, 4)
+			w := world{st: st, c: st.Client(), s: s}
 			require.NoError(t, st.Script(tc.fault))
 			tc.run(t, w)
 		})
 	}
 }
 
-// TestTransferStillRunning: -800 while the transfer goes on; the buffer
-// is touched only when the test opens the gate.
-func TestTransferStillRunning(t *testing.T) {
-	t.Run("get", func(t *testing.T) {
-		st := New(Options{})
-		s := newSlab(t, 2, slot)
-		_, err := st.Seed("k", bytes.Repeat([]byte{0x0D}, slot))
-		require.NoError(t, err)
-		s.fill(0, 0xEE)
-		running := NewGate()
-		require.NoError(t, st.Script(Fault{Op: Get, Key: "k", Code: mooncakesdk.TransferFail, Running: running}))
-		c := st.Client()
+// TestRPCFaultAtEachPhase: -900 and -901 strike a put or a get before
+// or after the data moved; only what the phase says has moved.
+func TestRPCFaultAtEachPhase(t *testing.T) {
+	for _, op := range []Op{Put, Get} {
+		for _, code := range []mooncakesdk.Code{mooncakesdk.RPCFail, mooncakesdk.RPCTimeout} {
+			for _, phase := range []Phase{BeforeLanding, AfterLanding} {
+				t.Run(fmt.Sprintf("%v/%v/%s", op, code, phaseWords(phase)), func(t *testing.T) {
+					st, s := faultWorld(t, Options{}, 2)
+					require.NoError(t, st.Script(Fault{Op: op, Code: code, Phase: phase}))
+					c := st.Client()
+					landed := phase == AfterLanding
 
-		assert.Equal(t, []int64{-800}, get(t, c, s, []string{"k"}, 0))
-		<-running.Reached()
-		assert.Equal(t, 1, st.Running())
-		assert.Equal(t, bytes.Repeat([]byte{0xEE}, slot), s.slot(0), "not written yet")
-
-		running.Open()
-		running.Wait()
-		assert.Equal(t, bytes.Repeat([]byte{0x0D}, slot), s.slot(0), "written after the call answered")
-		assert.Equal(t, 0, st.Running())
-	})
-	t.Run("put", func(t *testing.T) {
-		st := New(Options{})
-		s := newSlab(t, 1, slot)
-		running := NewGate()
-		require.NoError(t, st.Script(Fault{Op: Put, Code: mooncakesdk.TransferFail, Running: running}))
-		c := st.Client()
-
-		assert.Equal(t, []int64{-800}, put(t, c, s, []string{"k"}, 0))
-		assert.Equal(t, 1, st.Running(), "still reading the buffer")
-		assert.Equal(t, []int32{0}, exist(t, c, "k"))
-		assert.Equal(t, int64(0), st.Used())
-
-		running.Open()
-		running.Wait()
-		assert.Equal(t, 0, st.Running())
-		assert.Equal(t, []int32{0}, exist(t, c, "k"), "a put that failed stores nothing")
-	})
-}
-
-// TestHeldCallWaitsForItsGate: a held call answers only once released.
-func TestHeldCallWaitsForItsGate(t *testing.T) {
-	st := New(Options{})
-	s := newSlab(t, 1, slot)
-	_, err := st.Seed("k", bytes.Repeat([]byte{3}, slot))
-	require.NoError(t, err)
-	gate := NewGate()
-	require.NoError(t, st.Script(Fault{Op: Get, Hold: gate}))
-	c := st.Client()
-	done := make(chan []int64, 1)
-	go func() { done <- get(t, c, s, []string{"k"}, 0) }()
-	<-gate.Reached()
-	select {
-	case <-done:
-		t.Fatal("the held get answered before its gate opened")
-	default:
+					if op == Put {
+						assert.Equal(t, []int64{int64(code)}, put(t, c, s, []string{"new"}, 0))
+						obj, stored := st.Object("new")
+						assert.Equal(t, landed, stored, "the object is stored only if the put's end reached the master")
+						if landed {
+							assert.Equal(t, s.slot(0), obj)
+						}
+						wantUsed := int64(slot) // "old"
+						if landed {
+							wantUsed += slot
+						}
+						assert.Equal(t, wantUsed, st.Used(), "a claim that did not land is given back")
+						return
+					}
+					assert.Equal(t, []int64{int64(code)}, get(t, c, s, []string{"old"}, 1))
+					want := byte(0xEE) // untouched
+					if landed {
+						want = 0x0D
+					}
+					assert.Equal(t, bytes.Repeat([]byte{want}, slot), s.slot(1), "the buffer is written only after landing")
+				})
+			}
+		}
 	}
-	gate.Open()
-	assert.Equal(t, []int64{slot}, <-done)
-	assert.Equal(t, []int64{slot}, get(t, c, s, []string{"k"}, 0), "an open gate holds nothing")
 }
 
-// TestLatency: with a latency, a put is in flight for that long. The
-// clock is synctest's fake one, so the durations are exact, not timed.
-func TestLatency(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		st := New(Options{Latency: time.Millisecond})
-		s := newSlab(t, 2, slot)
-		writer, reader := st.Client(), st.Client()
-		start := time.Now()
-		done := make(chan []int64)
-		go func() { done <- put(t, writer, s, []string{"k"}, 0) }()
-		synctest.Wait() // the put sleeps, its key claimed
+// TestTransferStillRunning: -800 while the transfer goes on; the buffer
+// is touched only when the test opens the Running gate, and a put that
+// answered -800 never stores its object.
+func TestTransferStillRunning(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		op         Op
+		call       func(t *testing.T, c *Client, s *slab) []int64
+		whileRuns  func(t *testing.T, st *Store, c *Client, s *slab)
+		afterItEnd func(t *testing.T, st *Store, c *Client, s *slab)
+	}{
+		{"get: the buffer is written after the call answered", Get,
+			func(t *testing.T, c *Client, s *slab) []int64 { return get(t, c, s, []string{"old"}, 1) },
+			func(t *testing.T, st *Store, c *Client, s *slab) {
+				assert.Equal(t, bytes.Repeat([]byte{0xEE}, slot), s.slot(1), "not written yet")
+			},
+			func(t *testing.T, st *Store, c *Client, s *slab) {
+				assert.Equal(t, bytes.Repeat([]byte{0x0D}, slot), s.slot(1), "written after the call answered")
+			}},
+		{"put: the buffer is read after the call answered, nothing is stored", Put,
+			func(t *testing.T, c *Client, s *slab) []int64 { return put(t, c, s, []string{"new"}, 0) },
+			func(t *testing.T, st *Store, c *Client, s *slab) {
+				assert.Equal(t, []int32{0}, exist(t, c, "new"))
+				assert.Equal(t, int64(slot), st.Used(), "the master revoked the claim")
+			},
+			func(t *testing.T, st *Store, c *Client, s *slab) {
+				assert.Equal(t, []int32{0}, exist(t, c, "new"), "a put that answered -800 stores nothing")
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, s := faultWorld(t, Options{}, 2)
+			running := NewGate()
+			require.NoError(t, st.Script(Fault{Op: tc.op, Code: mooncakesdk.TransferFail, Running: running}))
+			c := st.Client()
 
-		assert.Equal(t, []int64{-703}, get(t, reader, s, []string{"k"}, 1), "in flight during the latency")
-		assert.Equal(t, time.Millisecond, time.Since(start), "the get took the latency too")
-		assert.Equal(t, []int64{0}, <-done)
-		assert.Equal(t, []int32{1}, exist(t, reader, "k"))
-		assert.Equal(t, 2*time.Millisecond, time.Since(start), "the exist call took the latency after them")
+			assert.Equal(t, []int64{-800}, tc.call(t, c, s))
+			<-running.Reached()
+			assert.Equal(t, 1, st.Running(), "the transfer outlived its call")
+			tc.whileRuns(t, st, c, s)
+
+			running.Open()
+			running.Wait()
+			assert.Equal(t, 0, st.Running())
+			tc.afterItEnd(t, st, c, s)
+		})
+	}
+}
+
+// TestHeldCallWaitsForItsGate: a held call of each kind answers only once
+// its gate opens, and takes effect then.
+func TestHeldCallWaitsForItsGate(t *testing.T) {
+	for _, tc := range []struct {
+		op    Op
+		call  func(c *Client, s *slab) error
+		after func(t *testing.T, st *Store, c *Client, s *slab)
+	}{
+		{Put, func(c *Client, s *slab) error {
+			return c.BatchPutFrom([]string{"new"}, s.addrs(0), s.sizes(1), make([]int64, 1))
+		}, func(t *testing.T, st *Store, c *Client, s *slab) {
+			assert.Equal(t, []int32{1}, exist(t, c, "new"))
+		}},
+		{Get, func(c *Client, s *slab) error {
+			return c.BatchGetInto([]string{"old"}, s.addrs(1), s.sizes(1), make([]int64, 1))
+		}, func(t *testing.T, st *Store, c *Client, s *slab) {
+			assert.Equal(t, bytes.Repeat([]byte{0x0D}, slot), s.slot(1))
+		}},
+		{Exist, func(c *Client, s *slab) error {
+			return c.BatchIsExist([]string{"old"}, make([]int32, 1))
+		}, func(t *testing.T, st *Store, c *Client, s *slab) {}},
+		{Register, func(c *Client, s *slab) error {
+			return c.RegisterBuffer(s.addr(0), slot)
+		}, func(t *testing.T, st *Store, c *Client, s *slab) {
+			assert.True(t, c.registered(s.addr(0), slot))
+		}},
+		{Unregister, func(c *Client, s *slab) error {
+			return c.UnregisterBuffer(s.addr(1))
+		}, func(t *testing.T, st *Store, c *Client, s *slab) {
+			assert.False(t, c.registered(s.addr(1), slot))
+		}},
+		{Health, func(c *Client, s *slab) error {
+			return c.HealthCheck()
+		}, func(t *testing.T, st *Store, c *Client, s *slab) {}},
+	} {
+		t.Run(tc.op.String(), func(t *testing.T) {
+			// In a bubble, so that synctest.Wait sees the call either
+			// blocked at its gate or finished.
+			synctest.Test(t, func(t *testing.T) {
+				st, s := faultWorld(t, Options{}, 2)
+				c := st.Client()
+				require.NoError(t, c.RegisterBuffer(s.addr(1), slot))
+				gate := NewGate()
+				require.NoError(t, st.Script(Fault{Op: tc.op, Hold: gate, Times: 1}))
+
+				done := make(chan error, 1)
+				go func() { done <- tc.call(c, s) }()
+				<-gate.Reached()
+				synctest.Wait() // the call is blocked at its gate, or has answered
+				select {
+				case err := <-done:
+					t.Fatalf("the held %v answered (%v) before its gate opened", tc.op, err)
+				default:
+				}
+				gate.Open()
+				require.NoError(t, <-done)
+				tc.after(t, st, c, s)
+			})
+		})
+	}
+}
+
+// TestLatency: every put, get and exist call takes the store's latency,
+// and a put is in flight for all of it; register, unregister and health
+// take none. The clock is synctest's fake one, so the durations are
+// exact, not timed.
+func TestLatency(t *testing.T) {
+	const latency = time.Millisecond
+	for _, tc := range []struct {
+		op   Op
+		want time.Duration
+		call func(t *testing.T, c *Client, s *slab)
+	}{
+		{Put, latency, func(t *testing.T, c *Client, s *slab) { put(t, c, s, []string{"k"}, 0) }},
+		{Get, latency, func(t *testing.T, c *Client, s *slab) { get(t, c, s, []string{"old"}, 0) }},
+		{Exist, latency, func(t *testing.T, c *Client, s *slab) { exist(t, c, "old") }},
+		{Register, 0, func(t *testing.T, c *Client, s *slab) { require.NoError(t, c.RegisterBuffer(s.addr(0), slot)) }},
+		{Unregister, 0, func(t *testing.T, c *Client, s *slab) {
+			require.ErrorIs(t, c.UnregisterBuffer(s.addr(0)), mooncakesdk.ErrCallFailed)
+		}},
+		{Health, 0, func(t *testing.T, c *Client, s *slab) { require.NoError(t, c.HealthCheck()) }},
+	} {
+		t.Run(tc.op.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				st := New(Options{Latency: latency})
+				_, err := st.Seed("old", []byte("bytes"))
+				require.NoError(t, err)
+				c, s := st.Client(), newSlab(t, 1, slot)
+				start := time.Now()
+				tc.call(t, c, s)
+				assert.Equal(t, tc.want, time.Since(start))
+			})
+		})
+	}
+	t.Run("a put is in flight for its latency", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			st := New(Options{Latency: latency})
+			s := newSlab(t, 2, slot)
+			writer, reader := st.Client(), st.Client()
+			start := time.Now()
+			done := make(chan []int64)
+			go func() { done <- put(t, writer, s, []string{"k"}, 0) }()
+			synctest.Wait() // the put sleeps, its key claimed
+
+			assert.Equal(t, []int64{-703}, get(t, reader, s, []string{"k"}, 1), "in flight during the latency")
+			assert.Equal(t, latency, time.Since(start), "the get took the latency too")
+			assert.Equal(t, []int64{0}, <-done)
+			assert.Equal(t, []int32{1}, exist(t, reader, "k"))
+		})
 	})
 }
 

@@ -69,3 +69,19 @@ func exist(t testing.TB, c *Client, keys ...string) []int32 {
 	require.NoError(t, c.BatchIsExist(keys, res))
 	return res
 }
+
+// faultWorld is the starting point of the fault tests: a store holding
+// "old" (every byte 0x0D) and a slab of n slots, slot 0 holding 0xA1
+// (what a put sends) and the others 0xEE (get buffers not yet written).
+func faultWorld(t *testing.T, opts Options, n int) (*Store, *slab) {
+	t.Helper()
+	st := New(opts)
+	_, err := st.Seed("old", bytes.Repeat([]byte{0x0D}, slot))
+	require.NoError(t, err)
+	s := newSlab(t, n, slot)
+	s.fill(0, 0xA1)
+	for i := 1; i < n; i++ {
+		s.fill(i, 0xEE)
+	}
+	return st, s
+}

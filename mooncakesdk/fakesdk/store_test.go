@@ -142,30 +142,63 @@ func TestStoreBehaviour(t *testing.T) {
 	}
 }
 
-// TestPutInFlight: while a put is held between claiming its keys and
-// storing them, the key is in flight for every client.
-func TestPutInFlight(t *testing.T) {
-	st := New(Options{})
-	s := newSlab(t, 4, slot)
-	gate := NewGate()
-	require.NoError(t, st.Script(Fault{Op: Put, Key: "k", Hold: gate, Times: 1}))
-	writer, other := st.Client(), st.Client()
-	s.fill(0, 1)
-	s.fill(1, 2)
-	done := make(chan []int64)
-	go func() { done <- put(t, writer, s, []string{"k"}, 0) }()
-	<-gate.Reached()
+// TestWhileAPutIsInFlight: a put held between claiming its key and
+// storing it; each row checks what the store answers meanwhile, then the
+// put is let go and must have stored the first writer's bytes.
+func TestWhileAPutIsInFlight(t *testing.T) {
+	type world struct {
+		st            *Store
+		writer, other *Client
+		s             *slab
+	}
+	for _, tc := range []struct {
+		name string
+		opts Options
+		run  func(t *testing.T, w world)
+	}{
+		{"a get answers -703 and writes nothing", Options{}, func(t *testing.T, w world) {
+			w.s.fill(2, 0xEE)
+			assert.Equal(t, []int64{-703}, get(t, w.other, w.s, []string{"k"}, 2))
+			assert.Equal(t, bytes.Repeat([]byte{0xEE}, slot), w.s.slot(2))
+		}},
+		{"is-exist answers 0: no complete object yet", Options{}, func(t *testing.T, w world) {
+			assert.Equal(t, []int32{0}, exist(t, w.other, "k"))
+		}},
+		{"a second put answers 0 and stores nothing", Options{}, func(t *testing.T, w world) {
+			assert.Equal(t, []int64{0}, put(t, w.other, w.s, []string{"k"}, 1))
+			assert.Equal(t, []int64{0}, put(t, w.writer, w.s, []string{"k"}, 1), "from the writer's own client too")
+			_, stored := w.st.Object("k")
+			assert.False(t, stored)
+		}},
+		{"the claim holds its bytes: a put that does not fit beside it answers -200", Options{Capacity: slot}, func(t *testing.T, w world) {
+			assert.Equal(t, int64(slot), w.st.Used())
+			assert.Equal(t, []int64{-200}, put(t, w.other, w.s, []string{"j"}, 1))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := New(tc.opts)
+			gate := NewGate()
+			require.NoError(t, st.Script(Fault{Op: Put, Key: "k", Hold: gate, Times: 1}))
+			w := world{st: st, writer: st.Client(), other: st.Client(), s: newSlab(t, 3, slot)}
+			w.s.fill(0, 1)
+			w.s.fill(1, 2)
+			done := make(chan []int64)
+			go func() {
+				res := make([]int64, 1)
+				assert.NoError(t, w.writer.BatchPutFrom([]string{"k"}, w.s.addrs(0), w.s.sizes(1), res))
+				done <- res
+			}()
+			<-gate.Reached()
 
-	assert.Equal(t, []int64{-703}, get(t, other, s, []string{"k"}, 2), "a get while the put is in flight")
-	assert.Equal(t, []int32{0}, exist(t, other, "k"), "not a complete object yet")
-	assert.Equal(t, []int64{0}, put(t, other, s, []string{"k"}, 1), "a second writer is told 0")
-	assert.Equal(t, int64(slot), st.Used(), "the claim holds its bytes")
+			tc.run(t, w)
 
-	gate.Open()
-	assert.Equal(t, []int64{0}, <-done)
-	assert.Equal(t, []int32{1}, exist(t, other, "k"))
-	obj, _ := st.Object("k")
-	assert.Equal(t, bytes.Repeat([]byte{1}, slot), obj, "the first writer's bytes")
+			gate.Open()
+			assert.Equal(t, []int64{0}, <-done)
+			assert.Equal(t, []int32{1}, exist(t, w.other, "k"))
+			obj, _ := st.Object("k")
+			assert.Equal(t, bytes.Repeat([]byte{1}, slot), obj, "the first writer's bytes")
+		})
+	}
 }
 
 // TestBadCallsReachNothing: malformed arguments and empty batches never

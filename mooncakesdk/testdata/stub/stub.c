@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef void *mooncake_store_t;
@@ -99,10 +100,37 @@ static void record_batch(const char **keys, void **buffers, const size_t *sizes,
     }
 }
 
+/* unused records a call of a function the binding must never make and
+ * answers the C wrapper's -1. */
+static int unused(const char *name, mooncake_store_t store) {
+    pthread_mutex_lock(&mu);
+    note(name, store, 1);
+    pthread_mutex_unlock(&mu);
+    return -1;
+}
+
+/* The thread create ran on: a thread-specific value whose destructor
+ * runs when that thread exits, so a test can see the thread go. */
+static pthread_key_t create_thread_key;
+static int create_thread_exited;
+
+static void create_thread_gone(void *unused_value) {
+    (void)unused_value;
+    pthread_mutex_lock(&mu);
+    create_thread_exited = 1;
+    pthread_cond_broadcast(&changed);
+    pthread_mutex_unlock(&mu);
+}
+
+__attribute__((constructor)) static void create_thread_key_init(void) {
+    pthread_key_create(&create_thread_key, create_thread_gone);
+}
+
 /* ---- store_c.h ---------------------------------------------------------- */
 
 #ifndef STUB_OMIT_CREATE
 mooncake_store_t mooncake_store_create(void) {
+    pthread_setspecific(create_thread_key, &create_thread_key);
     pthread_mutex_lock(&mu);
     create_tid = (long)syscall(SYS_gettid);
     struct stub_handle *h = NULL;
@@ -161,10 +189,7 @@ int mooncake_store_setup(mooncake_store_t store, const char *local_hostname,
 int mooncake_store_init_all(mooncake_store_t store, const char *protocol,
                             const char *device_name, uint64_t mount_segment_size) {
     (void)protocol, (void)device_name, (void)mount_segment_size;
-    pthread_mutex_lock(&mu);
-    note("init_all", store, 0);
-    pthread_mutex_unlock(&mu);
-    return -1;
+    return unused("init_all", store);
 }
 #endif
 
@@ -182,10 +207,7 @@ int mooncake_store_health_check(mooncake_store_t store) {
 int mooncake_store_put(mooncake_store_t store, const char *key, const void *value,
                        size_t size, const mooncake_replicate_config_t *config) {
     (void)key, (void)value, (void)size, (void)config;
-    pthread_mutex_lock(&mu);
-    note("put", store, 1);
-    pthread_mutex_unlock(&mu);
-    return -1;
+    return unused("put", store);
 }
 #endif
 
@@ -193,10 +215,7 @@ int mooncake_store_put(mooncake_store_t store, const char *key, const void *valu
 int mooncake_store_put_from(mooncake_store_t store, const char *key, void *buffer,
                             size_t size, const mooncake_replicate_config_t *config) {
     (void)key, (void)buffer, (void)size, (void)config;
-    pthread_mutex_lock(&mu);
-    note("put_from", store, 1);
-    pthread_mutex_unlock(&mu);
-    return -1;
+    return unused("put_from", store);
 }
 #endif
 
@@ -222,10 +241,7 @@ int mooncake_store_batch_put_from(mooncake_store_t store, const char **keys,
 int64_t mooncake_store_get_into(mooncake_store_t store, const char *key, void *buffer,
                                 size_t size) {
     (void)key, (void)buffer, (void)size;
-    pthread_mutex_lock(&mu);
-    note("get_into", store, 1);
-    pthread_mutex_unlock(&mu);
-    return -1;
+    return unused("get_into", store);
 }
 #endif
 
@@ -257,10 +273,7 @@ int mooncake_store_batch_get_into(mooncake_store_t store, const char **keys,
 #ifndef STUB_OMIT_IS_EXIST
 int mooncake_store_is_exist(mooncake_store_t store, const char *key) {
     (void)key;
-    pthread_mutex_lock(&mu);
-    note("is_exist", store, 1);
-    pthread_mutex_unlock(&mu);
-    return -1;
+    return unused("is_exist", store);
 }
 #endif
 
@@ -282,10 +295,7 @@ int mooncake_store_batch_is_exist(mooncake_store_t store, const char **keys, siz
 #ifndef STUB_OMIT_GET_SIZE
 int64_t mooncake_store_get_size(mooncake_store_t store, const char *key) {
     (void)key;
-    pthread_mutex_lock(&mu);
-    note("get_size", store, 1);
-    pthread_mutex_unlock(&mu);
-    return -1;
+    return unused("get_size", store);
 }
 #endif
 
@@ -302,10 +312,7 @@ int mooncake_store_get_hostname(mooncake_store_t store, char *buf_out, size_t bu
 #ifndef STUB_OMIT_REMOVE
 int mooncake_store_remove(mooncake_store_t store, const char *key, int force) {
     (void)key, (void)force;
-    pthread_mutex_lock(&mu);
-    note("remove", store, 1);
-    pthread_mutex_unlock(&mu);
-    return -1;
+    return unused("remove", store);
 }
 #endif
 
@@ -313,20 +320,14 @@ int mooncake_store_remove(mooncake_store_t store, const char *key, int force) {
 int64_t mooncake_store_remove_by_regex(mooncake_store_t store, const char *pattern,
                                        int force) {
     (void)pattern, (void)force;
-    pthread_mutex_lock(&mu);
-    note("remove_by_regex", store, 1);
-    pthread_mutex_unlock(&mu);
-    return -1;
+    return unused("remove_by_regex", store);
 }
 #endif
 
 #ifndef STUB_OMIT_REMOVE_ALL
 int64_t mooncake_store_remove_all(mooncake_store_t store, int force) {
     (void)force;
-    pthread_mutex_lock(&mu);
-    note("remove_all", store, 1);
-    pthread_mutex_unlock(&mu);
-    return -1;
+    return unused("remove_all", store);
 }
 #endif
 
@@ -377,18 +378,45 @@ void stub_release_setup(void) {
     pthread_mutex_unlock(&mu);
 }
 
-/* stub_wait_setup_entered blocks until setup was called. */
-void stub_wait_setup_entered(void) {
+/* The waits below block until what a test waits for has happened, and
+ * answer 1; or, after timeout_ms, 0. The bound only keeps a broken
+ * binding from hanging the test run: each event normally comes at once.
+ * wait_until holds mu while it tests reached(n). */
+static int wait_until(int (*reached)(int), int n, int timeout_ms) {
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += timeout_ms / 1000;
+    deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+    if (deadline.tv_nsec >= 1000000000L) {
+        deadline.tv_sec++;
+        deadline.tv_nsec -= 1000000000L;
+    }
     pthread_mutex_lock(&mu);
-    while (!setup_entered) pthread_cond_wait(&changed, &mu);
+    int rc = 0;
+    while (!reached(n) && rc == 0) rc = pthread_cond_timedwait(&changed, &mu, &deadline);
+    int ok = reached(n);
     pthread_mutex_unlock(&mu);
+    return ok;
 }
 
-/* stub_wait_destroyed blocks until destroy was called n times in all. */
-void stub_wait_destroyed(int n) {
-    pthread_mutex_lock(&mu);
-    while (destroyed < n) pthread_cond_wait(&changed, &mu);
-    pthread_mutex_unlock(&mu);
+static int setup_was_entered(int n) { (void)n; return setup_entered; }
+static int destroyed_times(int n) { return destroyed >= n; }
+static int create_thread_has_exited(int n) { (void)n; return create_thread_exited; }
+
+/* stub_wait_setup_entered waits until setup was called. */
+int stub_wait_setup_entered(int timeout_ms) {
+    return wait_until(setup_was_entered, 0, timeout_ms);
+}
+
+/* stub_wait_destroyed waits until destroy was called n times in all. */
+int stub_wait_destroyed(int n, int timeout_ms) {
+    return wait_until(destroyed_times, n, timeout_ms);
+}
+
+/* stub_wait_create_thread_exited waits until the thread create ran on
+ * has exited. */
+int stub_wait_create_thread_exited(int timeout_ms) {
+    return wait_until(create_thread_has_exited, 0, timeout_ms);
 }
 
 /* stub_script_batch sets the function-level answer of the batch calls. */
