@@ -82,9 +82,81 @@ func Standalone() error {
 	return nil
 }
 
-// CI runs what .ci/run runs: lint, test, standalone, in that order.
+// CI runs what .ci/run runs: lint, deps, test, standalone, in that order.
 func CI() {
-	mg.SerialDeps(Lint, Test, Standalone)
+	mg.SerialDeps(Lint, Deps, Test, Standalone)
+}
+
+// allowedImports is ARCHITECTURE §2's table: the modules (ours by folder,
+// others by module path) each module's packages may import, tests aside.
+var allowedImports = map[string][]string{
+	"contract":    nil,
+	"keys":        nil,
+	"rowbatch":    {"contract"},
+	"scheduler":   nil,
+	"binding":     {"contract", "keys", "rowbatch"},
+	"memdrv":      {"contract", "rowbatch", "scheduler"},
+	"conformance": {"contract", "rowbatch", "github.com/stretchr/testify"},
+	"mooncakesdk": {"github.com/ebitengine/purego", "github.com/BurntSushi/toml"},
+	"tools":       {"*"},
+}
+
+// Deps checks that every module's packages (tests aside) import only
+// what ARCHITECTURE §2 allows it, so the module graph stays the one the
+// design draws: a consumer of contract and memdrv pulls in no purego.
+func Deps() error {
+	mods, err := modules()
+	if err != nil {
+		return err
+	}
+	const ours = "github.com/kvshare/kvshare/"
+	var bad []string
+	for _, m := range mods {
+		if m == "." {
+			continue
+		}
+		allowed, known := allowedImports[m]
+		if !known {
+			bad = append(bad, m+": not in the dependency table (magefile.go allowedImports)")
+			continue
+		}
+		if len(allowed) == 1 && allowed[0] == "*" {
+			continue
+		}
+		cmd := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "./...")
+		cmd.Dir = m
+		cmd.Env = append(os.Environ(), "GOWORK=off")
+		out, err := cmd.Output()
+		if err != nil {
+			return fmt.Errorf("%s: go list: %w", m, err)
+		}
+		for _, pkg := range strings.Fields(string(out)) {
+			if strings.HasPrefix(pkg, ours+m+"/") || pkg == ours+m {
+				continue
+			}
+			if !importAllowed(pkg, ours, allowed) {
+				bad = append(bad, fmt.Sprintf("%s imports %s", m, pkg))
+			}
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("dependency rules broken:\n  %s", strings.Join(bad, "\n  "))
+	}
+	fmt.Println("deps: every module imports only what ARCHITECTURE §2 allows")
+	return nil
+}
+
+func importAllowed(pkg, ours string, allowed []string) bool {
+	for _, a := range allowed {
+		path := a
+		if !strings.Contains(a, ".") {
+			path = ours + a
+		}
+		if pkg == path || strings.HasPrefix(pkg, path+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // modules returns the workspace's module directories from go.work, the
