@@ -82,6 +82,29 @@ func Standalone() error {
 	return nil
 }
 
+// Bench runs every module's benchmarks once (they measure, never assert);
+// KVSHARE_BENCHTIME sets -benchtime (default 1s).
+func Bench() error {
+	mods, err := modules()
+	if err != nil {
+		return err
+	}
+	benchtime := os.Getenv("KVSHARE_BENCHTIME")
+	if benchtime == "" {
+		benchtime = "1s"
+	}
+	for _, m := range mods {
+		if m == "." {
+			continue
+		}
+		fmt.Printf("== %s\n", m)
+		if err := inModule(m, nil, "go", "test", "-run", "^$", "-bench", ".", "-benchtime", benchtime, "./..."); err != nil {
+			return fmt.Errorf("%s: benchmarks: %w", m, err)
+		}
+	}
+	return nil
+}
+
 // CI runs what .ci/run runs: lint, deps, test, standalone, in that order.
 func CI() {
 	mg.SerialDeps(Lint, Deps, Test, Standalone)
