@@ -2,6 +2,7 @@ package binding
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/kvshare/kvshare/contract"
 )
@@ -29,17 +30,17 @@ type attempt struct {
 	dir   direction
 	view  contract.View
 	hint  contract.Hint
-	first []int // view-order index of each group's first row
-	total int   // rows in the view
+	total int // rows in the view
 	done  chan struct{}
 
 	// ---- guarded by b.mu ----
-	delivered  []bool  // Ready rows, view order; frozen once known
-	calls      []*call // handed over, in order
-	handing    bool    // the submitter may still hand calls over
-	handed     int     // rows handed over so far (a prefix of the view)
-	stop       bool    // hand no more calls over
+	s          *scratch // nil once given back (quiesced, handover over)
+	delivered  []bool   // Ready rows, view order; frozen once known
+	handing    bool     // the submitter may still hand calls over
+	handed     int      // rows handed over so far (a prefix of the view)
+	stop       bool     // hand no more calls over
 	cancelled  bool
+	cancelFrom int // calls from this index on are to be asked to Cancel
 	fault      error
 	faultAt    int // view row of fault, or -1
 	pending    int // calls handed whose results are not recorded
@@ -52,19 +53,23 @@ type attempt struct {
 
 var _ contract.Attempt = (*attempt)(nil)
 
-func newAttempt(b *Backend, dir direction, v contract.View, h contract.Hint) *attempt {
+// newAttempt builds the attempt of a validated view whose names take
+// nameBytes bytes, with scratch from the backend's pool.
+func newAttempt(b *Backend, dir direction, v contract.View, h contract.Hint, nameBytes int) *attempt {
 	a := &attempt{
-		b:       b,
-		dir:     dir,
-		view:    v,
-		hint:    h,
-		first:   make([]int, len(v.Groups)),
-		done:    make(chan struct{}),
-		handing: true,
-		faultAt: -1,
+		b:          b,
+		dir:        dir,
+		view:       v,
+		hint:       h,
+		done:       make(chan struct{}),
+		handing:    true,
+		faultAt:    -1,
+		cancelFrom: math.MaxInt,
 	}
+	rows := v.Rows()
+	a.s = b.scratch.get(rows, nameBytes, len(v.Groups))
 	for gi, g := range v.Groups {
-		a.first[gi] = a.total
+		a.s.groups[gi] = a.total
 		a.total += len(g.Slots)
 	}
 	a.delivered = make([]bool, a.total)
@@ -96,9 +101,11 @@ func (a *attempt) Done() <-chan struct{} { return a.done }
 
 // Cancel stops handing the attempt's calls over (those rows end
 // Cancelled) and asks the driver to cancel the calls it holds whose
-// results are not known. Calls already running run on; quiescence waits
-// for them. Cancel after the outcome is known does nothing. It makes no
-// fault: rows that did not arrive are simply undelivered.
+// results are not known, including a call inside Put or Get right now
+// (asked as soon as its operation arrives). Calls already running run
+// on; quiescence waits for them. Cancel after the outcome is known does
+// nothing. It makes no fault: rows that did not arrive are simply
+// undelivered.
 func (a *attempt) Cancel() {
 	b := a.b
 	b.mu.Lock()
@@ -108,16 +115,22 @@ func (a *attempt) Cancel() {
 	}
 	a.cancelled = true
 	a.stop = true
-	cancels := a.unsettledLocked(0)
+	cancels := a.cancelLocked(0)
 	b.mu.Unlock()
 	b.cancelCalls(cancels)
 }
 
-// unsettledLocked returns the handed-over calls from index from on whose
-// results are not recorded and whose operation is known.
-func (a *attempt) unsettledLocked(from int) []*call {
+// cancelLocked marks every call from index from on to be cancelled
+// (a call still inside Put or Get is cancelled when its operation
+// arrives, see enter) and returns those handed over whose results are
+// not recorded and whose operation is known, to be asked now.
+func (a *attempt) cancelLocked(from int) []*call {
+	a.cancelFrom = min(a.cancelFrom, from)
+	if a.s == nil || from >= len(a.s.calls) {
+		return nil
+	}
 	var cs []*call
-	for _, c := range a.calls[from:] {
+	for _, c := range a.s.calls[from:] {
 		if !c.resultsDone && c.op != nil {
 			cs = append(cs, c)
 		}
@@ -151,6 +164,12 @@ func (b *Backend) settleLocked(a *attempt) bool {
 		delete(b.open, a)
 		b.broadcastLocked()
 		published = true
+	}
+	if a.quiesced && !a.handing && a.s != nil {
+		// No driver touches the names, rows or buffers any more, and the
+		// submitter is done with them.
+		b.scratch.put(a.s)
+		a.s = nil
 	}
 	return published
 }

@@ -47,11 +47,13 @@ type Backend struct {
 	drv     contract.Driver
 	caps    contract.Capabilities
 	stem    keys.Stem
+	keys    contract.KeyMaker // stem, boxed once: every call's Keys
 	cut     rowbatch.Caps
 	wake    func()
 	log     *slog.Logger
 	slow    time.Duration
 	slots   slotSets
+	scratch scratchPool
 
 	mu         sync.Mutex
 	nextID     uint64
@@ -122,6 +124,7 @@ func New(r *Regions, cfg Config) (*Backend, error) {
 		drv:     r.drv,
 		caps:    caps,
 		stem:    stem,
+		keys:    stem,
 		cut:     driverCap.Tighter(rowbatch.Caps{MaxRows: cfg.MaxRowsPerCall, MaxBytes: cfg.MaxBytesPerCall}),
 		wake:    cfg.Wake,
 		log:     log,
@@ -175,12 +178,14 @@ func (b *Backend) submit(dir direction, v contract.View, h contract.Hint, d cont
 	if err != nil {
 		return nil, err
 	}
-	if err := b.validate(dir, v, h, d); err != nil {
+	nameBytes, err := b.validate(dir, v, h, d)
+	if err != nil {
 		return nil, err
 	}
-	a := newAttempt(b, dir, v, h)
+	a := newAttempt(b, dir, v, h, nameBytes)
 	b.mu.Lock()
 	if err := b.rejectedLocked(); err != nil {
+		b.scratch.put(a.s)
 		b.mu.Unlock()
 		return nil, err
 	}

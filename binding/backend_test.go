@@ -16,7 +16,7 @@ import (
 func callSizes(d *fakeDriver) []int {
 	var n []int
 	for _, op := range d.Ops() {
-		n = append(n, len(op.batch.Rows))
+		n = append(n, len(op.rows))
 	}
 	return n
 }
@@ -83,7 +83,7 @@ func TestCallsAreCutByCapsAndRepeatedKeys(t *testing.T) {
 	}
 }
 
-func TestRowsCarryKeysAndSlotSpans(t *testing.T) {
+func TestRowsCarryNamesAndSlotSpans(t *testing.T) {
 	d := newFake(getPut)
 	b, _ := fakeBackend(t, d, 2, Config{})
 	v := contract.View{Groups: []contract.Group{{Region: 1, Slots: []int32{5, 2}, Names: [][]byte{{0xab}, []byte("x")}}}}
@@ -93,9 +93,10 @@ func TestRowsCarryKeysAndSlotSpans(t *testing.T) {
 	require.Len(t, ops, 1)
 	reg, _ := b.Regions().Region(1)
 	assert.Equal(t, []contract.Row{
-		{Key: keyOf(t, "\xab"), Spans: []contract.Span{{Addr: reg.Base + 5*64, Len: 64}}},
-		{Key: keyOf(t, "x"), Spans: []contract.Span{{Addr: reg.Base + 2*64, Len: 64}}},
-	}, ops[0].batch.Rows)
+		{Name: []byte{0xab}, Spans: []contract.Span{{Addr: reg.Base + 5*64, Len: 64}}},
+		{Name: []byte("x"), Spans: []contract.Span{{Addr: reg.Base + 2*64, Len: 64}}},
+	}, ops[0].rows)
+	assert.Equal(t, []string{keyOf(t, "\xab"), keyOf(t, "x")}, ops[0].Keys(), "the batch's key maker is the backend's stem")
 	assert.Equal(t, fetch, ops[0].dir)
 }
 

@@ -9,10 +9,12 @@
 // every region is confirmed unregistered.
 //
 // [Backend], the blob backend: a [contract.Backend] over the driver of a
-// Regions. It checks each submitted view, builds its store keys (package
-// keys), cuts each group into driver calls (package rowbatch), hands
-// every call to the driver as soon as it is cut, on the submitter's
-// goroutine, and learns of progress only through the driver's onChange.
+// Regions. It checks each submitted view, cuts each group into driver
+// calls (package rowbatch), hands every call to the driver as soon as it
+// is cut, on the submitter's goroutine, and learns of progress only
+// through the driver's onChange. Every call carries the backend's
+// [keys.Stem] as its key maker: the driver builds each key from the
+// row's name, so no key string is made on the submit path.
 // It keeps no queue and runs no worker of its own: the one goroutine it
 // starts, after Shutdown, drains the driver and unbinds the regions (and
 // the slow-call timer, when it fires, logs on a goroutine of its own).
@@ -39,12 +41,18 @@
 //     holding no memory; calls already in the driver run on.
 //     What counts as a violation: a panic from Put, Get, Poll or Cancel;
 //     an error from Put or Get that does not wrap
-//     [contract.ErrDriverRejected]; a nil operation without an error; a
-//     Poll with the wrong number of results, an unknown status or access
-//     state, or access leaving Open before every row is final.
+//     [contract.ErrDriverRejected]; an operation together with an error
+//     (whatever the error wraps: the operation may run); a nil operation
+//     without an error; a Poll with the wrong number of results, an
+//     unknown status or access state, access leaving Open before every
+//     row is final, or a final row status that changes (back to Pending,
+//     or to another verdict) in a later Poll.
 //   - [Backend.Shutdown] never calls the driver. It returns nil once the
-//     hold is released, and the labels of what is still held when its
-//     context ends or when nothing can change any more.
+//     hold's Release has returned, and the labels of what is still held
+//     when its context ends or when nothing can change any more ("hold"
+//     when only the hold is left, its Release under way).
+//   - [Backend.CallLimit] tells a lease holder the most rows and bytes one
+//     driver call may pin in a region.
 //
 // The owner's cleanup order: Shutdown returns no labels (the binding has
 // drained the driver, unregistered every region and released the hold;
@@ -56,6 +64,10 @@
 // Bind refuses (releasing the hold, [contract.ErrConstructionRejected])
 // a region with bad geometry, a list with no region the driver can
 // reach, and a registration failure that certifies nothing escaped. A
+// region with no slots (SlotCount 0) is not bad geometry to Bind: its
+// other fields are checked, it is skipped without asking the driver,
+// and its index stays unserved (a view naming it is refused); only a
+// list with nothing left to serve is refused. A
 // submission is refused with [contract.ErrInvalidSubmission] for a region
 // out of range or not served, slots and names of different lengths, a
 // slot out of range, an empty name or one over [keys.MaxNameBytes], a
@@ -101,6 +113,34 @@
 //   - Results are recorded when every row of a call is final, not row by
 //     row. The backend polls once right after Put or Get returns, so an
 //     onChange that came before (even inside Put or Get) is never lost.
+//     Polls of one call take turns: each snapshot is checked against the
+//     final statuses seen before and recorded before the next is taken,
+//     into a status buffer of the attempt's (Poll appends to it).
+//   - The submit path allocates nothing per row. Each attempt takes
+//     scratch from a pool: the rows and spans handed to the driver, the
+//     copy of the view's names (the driver borrows a name until its
+//     access ends, which may be after the outcome, when the caller may
+//     reuse the view), the status buffers, the cutter's table and the
+//     list of calls. It goes back to the pool once the attempt has
+//     quiesced and the handover has finished; an attempt that never
+//     quiesces keeps it, since a driver may still read its names. What
+//     is allocated per submission: the attempt, its Done channel, its
+//     Delivered slice (the caller's, so never pooled), and per call the
+//     call and its onChange. Scratch of views over 65536 rows is not
+//     pooled.
+//   - Handover stays on the submitter's goroutine (the design allows one
+//     goroutine of the backend per attempt instead): the first call
+//     reaches the driver before the rest of the view is cut, an
+//     admission refusal is seen by the submitter's outcome at once, and
+//     no goroutine hop is added between submission and the store. The
+//     figures that decided it are in BENCHMARKS.md.
+//   - A call that is inside Put or Get when its attempt is stopped (a
+//     fetch fault in an earlier call, or Shutdown) is asked to Cancel as
+//     soon as its operation arrives. (Attempt.Cancel cannot come then:
+//     the submitter hands every call over before it has the attempt.)
+//   - A registration that returns a non-zero handle together with an
+//     error may be live, whatever the error wraps: the hold is kept and
+//     that handle revoked (and a handle the error itself carries, too).
 //   - Two rows of one fetch may not name the same slot (the store would
 //     write it twice, and Delivered would lie about one of them); a
 //     publish may (the same bytes under two keys). Every slot of the

@@ -157,15 +157,21 @@ func (d *fakeDriver) admit(dir direction, b contract.RowBatch, h contract.Hint, 
 			return op, err
 		}
 	}
-	op := &fakeOp{d: d, dir: dir, batch: b, hint: h, onChange: onChange}
+	op := &fakeOp{d: d, dir: dir, batch: b, hint: h, onChange: onChange, keys: make([]string, len(b.Rows))}
+	for i, r := range b.Rows {
+		// The names are borrowed until access ends: keep the keys, and a
+		// copy of the rows for the tests to look at later.
+		op.keys[i] = b.Key(i)
+		op.rows = append(op.rows, contract.Row{Name: slices.Clone(r.Name), Spans: slices.Clone(r.Spans)})
+	}
 	op.st.Rows = make([]contract.RowStatus, len(b.Rows))
 	d.mu.Lock()
 	d.ops = append(d.ops, op)
 	d.mu.Unlock()
 	if d.answer != nil {
 		st := make([]contract.RowStatus, len(b.Rows))
-		for i, r := range b.Rows {
-			st[i] = d.answer(dir, r.Key)
+		for i, k := range op.keys {
+			st[i] = d.answer(dir, k)
 		}
 		op.finish(contract.Ended, st...)
 	}
@@ -216,6 +222,8 @@ type fakeOp struct {
 	d        *fakeDriver
 	dir      direction
 	batch    contract.RowBatch
+	keys     []string       // the batch's keys, built at admission
+	rows     []contract.Row // a copy of the batch's rows, made at admission
 	hint     contract.Hint
 	onChange func()
 
@@ -228,9 +236,9 @@ type fakeOp struct {
 	cancel func()
 }
 
-func (o *fakeOp) Poll() contract.OpState {
+func (o *fakeOp) Poll(dst []contract.RowStatus) contract.OpState {
 	o.mu.Lock()
-	st := contract.OpState{Rows: slices.Clone(o.st.Rows), Access: o.st.Access}
+	st := contract.OpState{Rows: append(dst[:0], o.st.Rows...), Access: o.st.Access}
 	poll := o.poll
 	o.mu.Unlock()
 	if poll != nil {
@@ -268,14 +276,8 @@ func (o *fakeOp) Cancels() int {
 	return o.cancels
 }
 
-// Keys returns the batch's keys.
-func (o *fakeOp) Keys() []string {
-	ks := make([]string, len(o.batch.Rows))
-	for i, r := range o.batch.Rows {
-		ks[i] = r.Key
-	}
-	return ks
-}
+// Keys returns the batch's keys, as built at admission.
+func (o *fakeOp) Keys() []string { return slices.Clone(o.keys) }
 
 // finish sets the rows (one status for all when one is given) and the
 // access, then calls onChange.
@@ -425,9 +427,9 @@ type watchedOp struct {
 	op contract.Operation
 }
 
-func (o watchedOp) Poll() contract.OpState {
+func (o watchedOp) Poll(dst []contract.RowStatus) contract.OpState {
 	o.w.enter()
-	return o.op.Poll()
+	return o.op.Poll(dst)
 }
 
 func (o watchedOp) Cancel() {
@@ -552,3 +554,12 @@ func (l *logRecords) Count(msg string) int {
 }
 
 func slogOf(h slog.Handler) *slog.Logger { return slog.New(h) }
+
+// mustStem is the key stem of prefix, as a key maker for batches a test
+// hands a driver directly.
+func mustStem(t testing.TB, prefix string) keys.Stem {
+	t.Helper()
+	stem, err := keys.NewStem(prefix)
+	require.NoError(t, err)
+	return stem
+}

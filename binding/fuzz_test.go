@@ -105,14 +105,12 @@ func FuzzSubmit(f *testing.F) {
 		for _, g := range v.Groups {
 			reg := regions[g.Region]
 			for i, slot := range g.Slots {
-				k, err := b.stem.Key(g.Names[i])
-				require.NoError(t, err)
-				want = append(want, contract.Row{Key: k, Spans: []contract.Span{reg.Slot(int(slot))}})
+				want = append(want, contract.Row{Name: g.Names[i], Spans: []contract.Span{reg.Slot(int(slot))}})
 			}
 		}
 		var got []contract.Row
 		for _, op := range d.Ops() {
-			rows := op.batch.Rows
+			rows := op.rows
 			require.NotEmpty(t, rows)
 			if cap > 0 {
 				require.LessOrEqual(t, len(rows), cap)

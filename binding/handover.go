@@ -3,17 +3,18 @@ package binding
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/kvshare/kvshare/contract"
-	"github.com/kvshare/kvshare/rowbatch"
 )
 
 // call is one driver call: a run of rows of one group, one RowBatch. Every
-// field below the line is guarded by the backend's mutex.
+// field below the first line is guarded by the backend's mutex, and
+// polls and final by pollMu as well.
 type call struct {
 	a      *attempt
-	index  int // in a.calls
+	index  int // in the attempt's calls
 	group  int
 	start  int // first row in the group
 	first  int // first row in the view
@@ -21,6 +22,13 @@ type call struct {
 	bytes  int64
 	began  time.Time
 	notify func() // the onChange handed to the driver
+
+	// pollMu makes each Poll and the recording of what it said one step,
+	// so snapshots are recorded in the order they were taken and the
+	// status buffers have one writer.
+	pollMu sync.Mutex
+	polls  []contract.RowStatus // the buffer Poll appends to (scratch)
+	final  []contract.RowStatus // each row's first final status seen (scratch)
 
 	// ---- guarded by b.mu ----
 	op          contract.Operation // set once the driver admitted the call
@@ -35,41 +43,43 @@ func (c *call) String() string {
 	return fmt.Sprintf("%v group %d rows %d-%d", c.a, c.group, c.start, c.start+len(c.batch.Rows)-1)
 }
 
-// handOver builds the keys and rows of each group, cuts the group into
-// calls and hands each call to the driver as soon as it is cut, on the
-// submitter's goroutine. Rows it never hands over end Cancelled.
+// handOver cuts each group into calls and hands each call to the driver
+// as soon as it is cut, on the submitter's goroutine: the first call
+// reaches the driver before the rest of the view is cut. A call's rows
+// are built in the attempt's scratch as it is cut, its names copied
+// there (the driver borrows them until its access ends, which may be
+// after the caller, who only lends the view until the outcome, reuses
+// them). Rows it never hands over end Cancelled.
 func (b *Backend) handOver(a *attempt) {
-	n := a.total
-	keys := make([]string, 0, n)
-	rows := make([]contract.Row, n)
-	spans := make([]contract.Span, n)
+	s := a.s
 groups:
-	for gi, g := range a.view.Groups {
-		var err error
-		base := len(keys)
-		if keys, err = b.stem.Keys(keys, g.Names); err != nil {
-			// validate checked every name; keys refusing one now is a
-			// bug in one of the two, which must not reach the driver.
-			b.mu.Lock()
-			a.stop = true
-			a.noteFaultLocked(base, fmt.Errorf("group %d: building keys: %w", gi, err))
-			b.mu.Unlock()
-			break
-		}
+	for gi := range a.view.Groups {
+		g := &a.view.Groups[gi]
+		base := s.groups[gi]
 		region, _ := b.regions.Region(g.Region)
-		for ri, slot := range g.Slots {
-			i := base + ri
-			spans[i] = region.Slot(int(slot))
-			rows[i] = contract.Row{Key: keys[i], Spans: spans[i : i+1 : i+1]}
-		}
-		for cut := range rowbatch.Cut(keys[base:], region.SlotBytes, b.cut) {
+		s.cutter.Reset(g.Names, region.SlotBytes, b.cut)
+		for {
+			cut, ok := s.cutter.Next()
+			if !ok {
+				break
+			}
+			first, end := base+cut.Start, base+cut.End
+			for i := first; i < end; i++ {
+				ri := i - base
+				off := len(s.names)
+				s.names = append(s.names, g.Names[ri]...) // within capacity: never moves
+				s.spans[i] = region.Slot(int(g.Slots[ri]))
+				s.rows[i] = contract.Row{Name: s.names[off:len(s.names):len(s.names)], Spans: s.spans[i : i+1 : i+1]}
+			}
 			c := &call{
 				a:     a,
 				group: gi,
 				start: cut.Start,
-				first: base + cut.Start,
-				batch: contract.RowBatch{Rows: rows[base+cut.Start : base+cut.End : base+cut.End]},
-				bytes: int64(cut.End-cut.Start) * region.SlotBytes,
+				first: first,
+				batch: contract.RowBatch{Keys: b.keys, Rows: s.rows[first:end:end]},
+				bytes: int64(cut.Len()) * region.SlotBytes,
+				polls: s.polls[first:end:end],
+				final: s.final[first:end:end],
 			}
 			if !b.start(c) {
 				break groups
@@ -99,8 +109,8 @@ func (b *Backend) start(c *call) bool {
 	if a.stop {
 		return false
 	}
-	c.index = len(a.calls)
-	a.calls = append(a.calls, c)
+	c.index = len(a.s.calls)
+	a.s.calls = append(a.s.calls, c)
 	a.handed = c.first + len(c.batch.Rows)
 	a.pending++
 	a.accessOpen++
@@ -115,7 +125,10 @@ func (b *Backend) start(c *call) bool {
 // enter hands the call to the driver and deals with the answer. A
 // callback may come before Put or Get returns (from the driver's worker
 // or synchronously inside the call); it finds no operation yet and
-// returns, and the poll after admission reads what it announced.
+// returns, and the poll after admission reads what it announced. If the
+// attempt was asked to stop while the call was inside the driver (a
+// fetch fault, Cancel, Shutdown), the operation is asked to Cancel as
+// soon as it arrives.
 func (b *Backend) enter(c *call) {
 	c.notify = func() { b.poll(c) }
 	op, err, panicked := b.admit(c)
@@ -126,6 +139,13 @@ func (b *Backend) enter(c *call) {
 	switch {
 	case panicked != nil:
 		b.violate(c, method+" panicked", fmt.Sprint(panicked))
+	case err != nil && op != nil:
+		// An operation and an error: the driver may have started the
+		// operation, whatever the error claims. Hold it as unprovable.
+		b.mu.Lock()
+		c.op = op
+		b.mu.Unlock()
+		b.violate(c, method+" returned an operation and an error", err.Error())
 	case err != nil && errors.Is(err, contract.ErrDriverRejected):
 		b.reject(c, err)
 	case err != nil:
@@ -135,8 +155,17 @@ func (b *Backend) enter(c *call) {
 	default:
 		b.mu.Lock()
 		c.op = op
+		late := c.index >= c.a.cancelFrom
 		b.mu.Unlock()
 		b.poll(c)
+		if late {
+			b.mu.Lock()
+			late = !c.resultsDone && !c.accessDone
+			b.mu.Unlock()
+			if late {
+				b.cancelCalls([]*call{c})
+			}
+		}
 	}
 }
 

@@ -371,7 +371,7 @@ func TestUnbindRetriesWhileAGetIsHeld(t *testing.T) {
 		require.NoError(t, err)
 		gate := d.Hold(memdrv.GetDir)
 		region, _ := r.Region(0)
-		_, err = d.Get(contract.RowBatch{Rows: []contract.Row{{Key: "k", Spans: []contract.Span{region.Slot(0)}}}}, nil, nil)
+		_, err = d.Get(contract.RowBatch{Keys: mustStem(t, "t"), Rows: []contract.Row{{Name: []byte("k"), Spans: []contract.Span{region.Slot(0)}}}}, nil, nil)
 		require.NoError(t, err)
 		require.NoError(t, gate.Held(context.Background()))
 

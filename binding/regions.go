@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 
@@ -37,9 +38,10 @@ type Regions struct {
 
 	mu        sync.Mutex
 	regs      []*registration // in registration order
-	released  bool
-	owned     bool // a Backend owns the binding
-	unbinding bool // the owner called Unbind: no Backend may own it
+	releasing bool            // Release was called
+	released  bool            // Release returned
+	owned     bool            // a Backend owns the binding
+	unbinding bool            // the owner called Unbind: no Backend may own it
 }
 
 // registration is one driver handle and the regions it covers: one region
@@ -91,23 +93,29 @@ func Bind(d contract.Driver, regions []contract.SlotRegion, hold Hold) (*Regions
 		served:  make([]bool, len(regions)),
 		hold:    hold,
 	}
+	empty := 0
 	for i, reg := range regions {
-		if err := reg.Validate(); err != nil {
+		err := reg.Validate()
+		if reg.SlotCount == 0 {
+			err = validateNoSlots(reg)
+			empty++
+		}
+		if err != nil {
 			hold.Release()
 			return nil, fmt.Errorf("%w: region %d: %w", contract.ErrConstructionRejected, i, err)
 		}
 	}
 	var serve []int
 	for i, reg := range regions {
-		if reg.Kind == contract.Host || (reg.Kind == contract.Device && caps.DeviceMemory) {
+		if reg.SlotCount > 0 && (reg.Kind == contract.Host || (reg.Kind == contract.Device && caps.DeviceMemory)) {
 			r.served[i] = true
 			serve = append(serve, i)
 		}
 	}
 	if len(serve) == 0 {
 		hold.Release()
-		return nil, fmt.Errorf("%w: none of %d regions is memory the driver can reach (device memory: %v)",
-			contract.ErrConstructionRejected, len(regions), caps.DeviceMemory)
+		return nil, fmt.Errorf("%w: none of %d regions is memory the driver can reach (device memory: %v; regions with no slots: %d)",
+			contract.ErrConstructionRejected, len(regions), caps.DeviceMemory, empty)
 	}
 	if rt, ok := d.(contract.RegionsTogether); ok {
 		return r.bindTogether(rt, serve)
@@ -126,13 +134,7 @@ func (r *Regions) bindEach(serve []int) (*Regions, error) {
 		if err == nil {
 			err = errors.New("Register returned registration 0 and no error")
 		}
-		failed := &registration{indices: []int{i}}
-		if escapedNothing(err) {
-			failed.revoked = true
-		} else {
-			failed.handle, failed.noHandle = liveHandle(err)
-		}
-		return r.fail(failed, fmt.Errorf("region %d: %w", i, err))
+		return r.fail(failedRegistrations([]int{i}, false, h, err), fmt.Errorf("region %d: %w", i, err))
 	}
 	return r, nil
 }
@@ -151,27 +153,45 @@ func (r *Regions) bindTogether(rt contract.RegionsTogether, serve []int) (*Regio
 	if err == nil {
 		err = errors.New("RegisterRegions returned registration 0 and no error")
 	}
-	failed := &registration{indices: serve, together: true}
-	if escapedNothing(err) {
-		failed.revoked = true
-	} else {
-		failed.handle, failed.noHandle = liveHandle(err)
+	return r.fail(failedRegistrations(serve, true, h, err), fmt.Errorf("regions %v together: %w", serve, err))
+}
+
+// failedRegistrations returns what a failed registration of the regions
+// at indices may have left live, for [Regions.fail]: the handle the
+// driver returned next to its error and the handle a
+// [*contract.RegistrationError] carries, whatever the error wraps (a
+// handle given back is a registration that may be live); with neither,
+// nothing if the error certifies that nothing escaped, else a
+// registration with no handle to revoke.
+func failedRegistrations(indices []int, together bool, returned contract.Registration, err error) []*registration {
+	var handles []contract.Registration
+	if returned != 0 {
+		handles = append(handles, returned)
 	}
-	return r.fail(failed, fmt.Errorf("regions %v together: %w", serve, err))
+	var re *contract.RegistrationError
+	if errors.As(err, &re) && re.MayBeLive() && re.Registration != returned {
+		handles = append(handles, re.Registration)
+	}
+	var out []*registration
+	for _, h := range handles {
+		out = append(out, &registration{indices: indices, together: together, handle: h})
+	}
+	if len(out) == 0 && !escapedNothing(err) {
+		out = append(out, &registration{indices: indices, together: together, noHandle: true})
+	}
+	return out
 }
 
 // fail handles a failed registration: it rolls back what registered
 // cleanly, once each, then releases the hold if nothing can be live, or
 // keeps it and says what is held.
-func (r *Regions) fail(failed *registration, err error) (*Regions, error) {
+func (r *Regions) fail(failed []*registration, err error) (*Regions, error) {
 	for _, reg := range slices.Backward(r.regs) {
 		if unregister(r.drv, reg) == nil {
 			reg.revoked = true
 		}
 	}
-	if !failed.revoked {
-		r.regs = append(r.regs, failed)
-	}
+	r.regs = append(r.regs, failed...)
 	if held := r.Held(); len(held) > 0 {
 		return nil, &LiveRegistrationError{Held: held, Err: err, regions: r}
 	}
@@ -189,14 +209,22 @@ func escapedNothing(err error) bool {
 	return errors.Is(err, contract.ErrDriverRejected)
 }
 
-// liveHandle returns the handle a may-be-live failure carries, or reports
-// that it carries none.
-func liveHandle(err error) (contract.Registration, bool) {
-	var re *contract.RegistrationError
-	if errors.As(err, &re) && re.MayBeLive() {
-		return re.Registration, false
+// validateNoSlots checks a region with no slots as Validate checks every
+// other field: a region the binding skips must still be a region.
+func validateNoSlots(r contract.SlotRegion) error {
+	switch {
+	case r.Base == 0:
+		return fmt.Errorf("%w: Base is 0", contract.ErrInvalidRegion)
+	case r.Kind != contract.Host && r.Kind != contract.Device:
+		return fmt.Errorf("%w: Kind is %v, want host or device", contract.ErrInvalidRegion, r.Kind)
+	case r.SlotBytes <= 0:
+		return fmt.Errorf("%w: SlotBytes is %d, want > 0", contract.ErrInvalidRegion, r.SlotBytes)
+	case r.Len < 0:
+		return fmt.Errorf("%w: Len is %d, want >= 0", contract.ErrInvalidRegion, r.Len)
+	case uint64(r.Len) > math.MaxUint64-uint64(r.Base):
+		return fmt.Errorf("%w: Base+Len wraps the address space", contract.ErrInvalidRegion)
 	}
-	return 0, true
+	return nil
 }
 
 // Served reports whether region index is registered and may appear in a
@@ -242,7 +270,11 @@ func (r *Regions) Held() []string {
 		}
 	}
 	r.mu.Unlock()
-	slices.SortFunc(regions, func(a, b heldRegion) int { return cmp.Compare(a.index, b.index) })
+	slices.SortFunc(regions, func(a, b heldRegion) int {
+		return cmp.Or(cmp.Compare(a.index, b.index), cmp.Compare(btoi(a.noHandle), btoi(b.noHandle)))
+	})
+	// A region two live handles cover is named once.
+	regions = slices.CompactFunc(regions, func(a, b heldRegion) bool { return a.index == b.index })
 	var held []string
 	for _, h := range regions {
 		l := regionLabel(h.index)
@@ -254,22 +286,28 @@ func (r *Regions) Held() []string {
 	return held
 }
 
-// Released reports whether the binding released the hold.
+// Released reports whether the binding released the hold: its Release
+// was called and has returned.
 func (r *Regions) Released() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.released
 }
 
+// releaseHold calls the hold's Release, once; Released reports true only
+// after it returned.
 func (r *Regions) releaseHold() {
 	r.mu.Lock()
-	if r.released {
+	if r.releasing {
 		r.mu.Unlock()
 		return
 	}
-	r.released = true
+	r.releasing = true
 	r.mu.Unlock()
 	r.hold.Release()
+	r.mu.Lock()
+	r.released = true
+	r.mu.Unlock()
 }
 
 func regionLabel(i int) string { return fmt.Sprintf("region %d", i) }
@@ -314,4 +352,11 @@ func recoverInto(err *error, method string) {
 	if p := recover(); p != nil {
 		*err = fmt.Errorf("%s panicked: %v", method, p)
 	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -219,7 +219,7 @@ func TestBindTogetherFailureShapes(t *testing.T) {
 	t.Run("1 bad geometry", func(t *testing.T) {
 		d := newFakeTogether(getPut)
 		bad := regions[2]
-		bad.SlotCount = 0
+		bad.SlotBytes = 0
 		hold := &countingHold{}
 		_, err := Bind(d, []contract.SlotRegion{regions[0], bad}, hold)
 		require.ErrorIs(t, err, contract.ErrConstructionRejected)

@@ -9,58 +9,30 @@ import (
 // poll reads the call's operation and records what it says. It is the
 // onChange the driver calls, from any goroutine, as often as it likes;
 // once the call's access is recorded it returns without asking the
-// driver.
+// driver. Polls of one call take turns (pollMu), so each snapshot is
+// recorded before the next is taken.
 func (b *Backend) poll(c *call) {
+	c.pollMu.Lock()
 	b.mu.Lock()
 	op := c.op
 	done := c.accessDone
 	b.mu.Unlock()
 	if op == nil || done {
+		c.pollMu.Unlock()
 		return
 	}
-	st, panicked := pollOp(op)
+	st, panicked := pollOp(op, c.polls)
 	if panicked != nil {
+		c.pollMu.Unlock()
 		b.violate(c, "Poll panicked", fmt.Sprint(panicked))
 		return
 	}
-	b.apply(c, st)
-}
-
-func pollOp(op contract.Operation) (st contract.OpState, panicked any) {
-	defer func() {
-		if p := recover(); p != nil {
-			panicked = p
-		}
-	}()
-	return op.Poll(), nil
-}
-
-// apply records a snapshot of the call's operation: its results once every
-// row is final, then its access end once access leaves Open. A snapshot
-// that breaks the protocol is a violation.
-func (b *Backend) apply(c *call, st contract.OpState) {
-	a := c.a
-	b.mu.Lock()
-	if c.accessDone {
-		b.mu.Unlock()
-		return
-	}
-	if rule, detail := check(c, st); rule != "" {
-		b.mu.Unlock()
+	cancels, published, unprovable, rule, detail := b.apply(c, st)
+	c.pollMu.Unlock()
+	if rule != "" {
 		b.violate(c, rule, detail)
 		return
 	}
-	var cancels []*call
-	if !c.resultsDone && st.Settled() {
-		cancels = b.recordLocked(c, st.Rows)
-	}
-	unprovable := false
-	if c.resultsDone && st.Access != contract.Open {
-		unprovable = st.Access == contract.Unprovable
-		b.endAccessLocked(c, unprovable)
-	}
-	published := b.settleLocked(a)
-	b.mu.Unlock()
 	if unprovable {
 		b.log.Warn("kvshare/binding: driver cannot prove a call's access ended; its memory is kept for good",
 			"call", c.String(), "rows", len(c.batch.Rows), "bytes", c.bytes)
@@ -69,7 +41,44 @@ func (b *Backend) apply(c *call, st contract.OpState) {
 	b.callWake(published)
 }
 
-// check returns the rule a snapshot breaks, or "".
+func pollOp(op contract.Operation, dst []contract.RowStatus) (st contract.OpState, panicked any) {
+	defer func() {
+		if p := recover(); p != nil {
+			panicked = p
+		}
+	}()
+	return op.Poll(dst[:0]), nil
+}
+
+// apply records a snapshot of the call's operation: its results once every
+// row is final, then its access end once access leaves Open. It returns
+// the calls to cancel (a fetch fault), whether an outcome or quiescence
+// was published, whether the access became unprovable, and the rule a
+// snapshot that breaks the protocol broke (recording nothing of it).
+func (b *Backend) apply(c *call, st contract.OpState) (cancels []*call, published, unprovable bool, rule, detail string) {
+	a := c.a
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if c.accessDone {
+		return nil, false, false, "", ""
+	}
+	if rule, detail = check(c, st); rule != "" {
+		return nil, false, false, rule, detail
+	}
+	if !c.resultsDone && st.Settled() {
+		cancels = b.recordLocked(c, st.Rows)
+	}
+	if c.resultsDone && st.Access != contract.Open {
+		unprovable = st.Access == contract.Unprovable
+		b.endAccessLocked(c, unprovable)
+	}
+	return cancels, b.settleLocked(a), unprovable, "", ""
+}
+
+// check returns the rule a snapshot breaks, or "". A snapshot that breaks
+// none has its final statuses remembered, so that a later one that
+// changes a final status (to Pending or to another verdict) breaks the
+// rule that a final status never changes. It runs under pollMu and b.mu.
 func check(c *call, st contract.OpState) (rule, detail string) {
 	if len(st.Rows) != len(c.batch.Rows) {
 		return "Poll returned the wrong number of results", fmt.Sprintf("%d results for %d rows", len(st.Rows), len(c.batch.Rows))
@@ -82,12 +91,20 @@ func check(c *call, st contract.OpState) (rule, detail string) {
 		if s > contract.Cancelled {
 			return "Poll returned an unknown row status", fmt.Sprintf("row %d: %v", i, s)
 		}
+		if f := c.final[i]; f != contract.Pending && s != f {
+			return "a final row status changed", fmt.Sprintf("row %d: %v, then %v", i, f, s)
+		}
 		if s == contract.Pending {
 			settled = false
 		}
 	}
 	if !settled && st.Access != contract.Open {
 		return "access left Open before every row was final", "access " + st.Access.String()
+	}
+	for i, s := range st.Rows {
+		if s != contract.Pending {
+			c.final[i] = s
+		}
 	}
 	return "", ""
 }
@@ -119,12 +136,12 @@ func (b *Backend) recordLocked(c *call, rows []contract.RowStatus) []*call {
 		return nil
 	}
 	a.noteFaultLocked(c.first+faulted, fmt.Errorf("%w: group %d row %d (key %q)",
-		ErrRowFault, c.group, c.start+faulted, c.batch.Rows[faulted].Key))
+		ErrRowFault, c.group, c.start+faulted, c.batch.Key(faulted)))
 	if a.dir != fetch {
 		return nil
 	}
 	a.stop = true
-	return a.unsettledLocked(c.index + 1)
+	return a.cancelLocked(c.index + 1)
 }
 
 // violate contains a driver that broke the protocol in call c: the first

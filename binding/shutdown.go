@@ -29,8 +29,9 @@ const retireTry = 10 * time.Second
 // can never change (every attempt not quiesced holds an unprovable call,
 // or the hold can never be released): "attempt <id> (fetch|publish)" for
 // each attempt not quiesced, in submission order, then "region <index>"
-// for each region still registered. Shutdown itself never calls the
-// driver. Calling it again waits again.
+// for each region still registered, or, when nothing else is left but
+// the hold's Release has not returned, "hold". Shutdown itself never
+// calls the driver. Calling it again waits again.
 //
 // The owner's cleanup order: Shutdown returns no labels, so the binding
 // has released the hold; then whoever opened the driver closes it, last.
@@ -41,6 +42,7 @@ func (b *Backend) Shutdown(ctx context.Context) []string {
 		b.closing = true
 		forced := fmt.Errorf("%w: the backend was shut down", ErrOutcomeForced)
 		for a := range b.open {
+			a.cancelFrom = 0 // a call entering the driver now is asked to Cancel on arrival
 			fault := forced
 			if a.fault != nil {
 				fault = fmt.Errorf("%w; before that: %w", forced, a.fault)
@@ -87,21 +89,33 @@ func (b *Backend) finalLocked() bool {
 	return len(b.open) > 0 || b.stuck != ""
 }
 
-// held returns the labels of what is still held.
+// held returns the labels of what is still held: attempts not quiesced,
+// regions not confirmed unregistered, and "hold" when nothing else is
+// left but the lender's hold, whose Release has not returned yet.
 func (b *Backend) held() []string {
 	b.mu.Lock()
 	open := make([]*attempt, 0, len(b.open))
 	for a := range b.open {
 		open = append(open, a)
 	}
+	released := b.released
 	b.mu.Unlock()
 	slices.SortFunc(open, func(x, y *attempt) int { return cmp.Compare(x.id, y.id) })
 	var labels []string
 	for _, a := range open {
 		labels = append(labels, a.String())
 	}
-	return append(labels, b.regions.Held()...)
+	labels = append(labels, b.regions.Held()...)
+	if len(labels) == 0 && !released {
+		labels = append(labels, holdLabel)
+	}
+	return labels
 }
+
+// holdLabel is Shutdown's label for the lender's hold, when it is all
+// that is left: every region is unregistered, but Release has not
+// returned (it is slow, or under way as the context ended).
+const holdLabel = "hold"
 
 // retire runs once, after the first Shutdown: it cancels, waits for
 // quiescence, drains, unbinds and releases the hold, or gives up for good
@@ -110,7 +124,7 @@ func (b *Backend) retire() {
 	b.mu.Lock()
 	var cancels []*call
 	for a := range b.open {
-		cancels = append(cancels, a.unsettledLocked(0)...)
+		cancels = append(cancels, a.cancelLocked(0)...)
 	}
 	b.mu.Unlock()
 	b.cancelCalls(cancels)

@@ -7,50 +7,55 @@ import (
 	"github.com/kvshare/kvshare/keys"
 )
 
-// validate checks a whole submission before anything reaches the driver.
-// The error is a [*SubmissionError] naming the group and row at fault.
-func (b *Backend) validate(dir direction, v contract.View, h contract.Hint, d contract.Destination) error {
+// validate checks a whole submission before anything reaches the driver,
+// and returns the bytes the view's names take. The error is a
+// [*SubmissionError] naming the group and row at fault.
+func (b *Backend) validate(dir direction, v contract.View, h contract.Hint, d contract.Destination) (nameBytes int, err error) {
 	switch dir {
 	case fetch:
 		if !b.caps.Get {
-			return invalid(-1, -1, "fetch: the driver serves no gets")
+			return 0, invalid(-1, -1, "fetch: the driver serves no gets")
 		}
 		if h != nil && !b.caps.Hints {
-			return invalid(-1, -1, "fetch hint of type %T given; the driver takes no hints", h)
+			return 0, invalid(-1, -1, "fetch hint of type %T given; the driver takes no hints", h)
 		}
 	case publish:
 		if !b.caps.Put {
-			return invalid(-1, -1, "publish: the driver serves no puts")
+			return 0, invalid(-1, -1, "publish: the driver serves no puts")
 		}
 		if d != nil {
-			return invalid(-1, -1, "publish destination of type %T given; it must be nil", d)
+			return 0, invalid(-1, -1, "publish destination of type %T given; it must be nil", d)
 		}
 	}
-	for gi, g := range v.Groups {
+	for gi := range v.Groups {
+		g := &v.Groups[gi]
 		region, served := b.regions.Region(g.Region)
 		switch {
 		case g.Region < 0 || g.Region >= b.regions.Len():
-			return invalid(gi, -1, "region %d out of range: the binding has %d regions", g.Region, b.regions.Len())
+			return 0, invalid(gi, -1, "region %d out of range: the binding has %d regions", g.Region, b.regions.Len())
+		case !served && region.SlotCount == 0:
+			return 0, invalid(gi, -1, "region %d has no slots", g.Region)
 		case !served:
-			return invalid(gi, -1, "region %d is %v memory, which the driver cannot reach", g.Region, region.Kind)
+			return 0, invalid(gi, -1, "region %d is %v memory, which the driver cannot reach", g.Region, region.Kind)
 		case len(g.Slots) != len(g.Names):
-			return invalid(gi, -1, "%d slots but %d names", len(g.Slots), len(g.Names))
+			return 0, invalid(gi, -1, "%d slots but %d names", len(g.Slots), len(g.Names))
 		}
 		for ri, s := range g.Slots {
 			if s < 0 || int(s) >= region.SlotCount {
-				return invalid(gi, ri, "slot %d out of range [0, %d) of region %d", s, region.SlotCount, g.Region)
+				return 0, invalid(gi, ri, "slot %d out of range [0, %d) of region %d", s, region.SlotCount, g.Region)
 			}
 		}
 		for ri, name := range g.Names {
-			if len(name) == 0 || len(name) > keys.MaxNameBytes {
-				return invalid(gi, ri, "name of %d bytes, want 1 to %d", len(name), keys.MaxNameBytes)
+			if n := len(name); n == 0 || n > keys.MaxNameBytes {
+				return 0, invalid(gi, ri, "name of %d bytes, want 1 to %d", n, keys.MaxNameBytes)
 			}
+			nameBytes += len(name)
 		}
 	}
 	if dir == fetch {
-		return b.slots.distinct(v)
+		return nameBytes, b.slots.distinct(v)
 	}
-	return nil
+	return nameBytes, nil
 }
 
 // maxSlotBits bounds the pooled bit sets (2 MiB each); a binding with

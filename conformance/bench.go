@@ -43,6 +43,7 @@ type bench struct {
 	h    *Harness
 	name string    // the check's name, with "/put" or "/get" for a direction's sub-check
 	dir  Direction // the sub-check's direction, or 0
+	keys suiteKeys // the key maker of every batch the check builds
 	sub  *Subject
 	d    contract.Driver
 	caps contract.Capabilities
@@ -64,7 +65,7 @@ type bench struct {
 
 func newBench(r reporter, h *Harness, name string, dir Direction) *bench {
 	r.Helper()
-	b := &bench{r: r, h: h, name: name, dir: dir}
+	b := &bench{r: r, h: h, name: name, dir: dir, keys: suiteKeys{prefix: h.KeyPrefix}}
 	sub, err := h.New()
 	if err != nil {
 		r.Fatalf("conformance: Harness.New: %v", err)
@@ -150,6 +151,13 @@ func (b *bench) object(key string) (data []byte, ok bool) {
 	return data, ok
 }
 
+// hasObject reports whether the Object hook finds an object under key.
+func (b *bench) hasObject(key string) bool {
+	b.r.Helper()
+	_, ok := b.object(key)
+	return ok
+}
+
 // bound returns a context that ends after the harness's Wait.
 func (b *bench) bound() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), b.h.Wait)
@@ -178,5 +186,11 @@ func (b *bench) dirs() []Direction {
 	return out
 }
 
-// key returns the store key of the check's row called name.
-func (b *bench) key(name string) string { return b.h.KeyPrefix + b.name + "/" + name }
+// rowName returns the name of the check's row the check calls pick: the
+// check's name, "/", pick.
+func (b *bench) rowName(pick string) string { return b.name + "/" + pick }
+
+// keyOf returns the store key of a row named name: the key the suite's
+// key maker builds, which [contract.RowBatch.Key] returns for that row
+// of any batch the suite builds.
+func (b *bench) keyOf(name string) string { return b.keys.key(name) }

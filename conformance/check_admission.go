@@ -2,6 +2,8 @@ package conformance
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/kvshare/kvshare/contract"
 )
@@ -95,15 +97,17 @@ func checkAdmission(b *bench) {
 	a := b.region(3)
 	b.refuseEach("a bad batch is refused", func(k func(string) string) []badBatch {
 		cases := []badBatch{
-			{"no rows", contract.RowBatch{}},
-			{"an empty key", batch(row("", a.span(0)))},
-			{"a row with no span", batch(row(k("no-span")))},
-			{"a span of length 0", batch(row(k("zero"), contract.Span{Addr: a.span(0).Addr}))},
-			{"a span of negative length", batch(row(k("negative"), contract.Span{Addr: a.span(0).Addr, Len: -1}))},
-			{"a good row, then a row with no span", batch(row(k("good"), a.span(0)), row(k("bad")))},
+			{"no rows", b.batch()},
+			{"no key maker (Keys nil)", contract.RowBatch{Rows: []contract.Row{row(k("no-keys"), a.span(0))}}},
+			{"an empty name", b.batch(row("", a.span(0)))},
+			{"a name the key maker has no key for", b.batch(row(k("no-key-"+strings.Repeat("x", maxSuiteName)), a.span(0)))},
+			{"a row with no span", b.batch(row(k("no-span")))},
+			{"a span of length 0", b.batch(row(k("zero"), contract.Span{Addr: a.span(0).Addr}))},
+			{"a span of negative length", b.batch(row(k("negative"), contract.Span{Addr: a.span(0).Addr, Len: -1}))},
+			{"a good row, then a row with no span", b.batch(row(k("good"), a.span(0)), row(k("bad")))},
 		}
 		if !b.caps.MultiSpan {
-			cases = append(cases, badBatch{"a row of two spans, without MultiSpan", batch(row(k("two-spans"), a.span(0), a.span(1)))})
+			cases = append(cases, badBatch{"a row of two spans, without MultiSpan", b.batch(row(k("two-spans"), a.span(0), a.span(1)))})
 		}
 		return cases
 	}, a)
@@ -114,39 +118,49 @@ func checkExtents(b *bench) {
 	u := b.lend(1, contract.Host) // never registered
 	b.refuseEach("a span outside every registration is refused", func(k func(string) string) []badBatch {
 		return []badBatch{
-			{"a span in memory never registered", batch(row(k("unregistered"), u.span(0)))},
-			{"a span straddling the region's end", batch(row(k("past-end"), a.spanAt(a.region.Len-16, 32)))},
-			{"a span one byte past the region's end", batch(row(k("one-past"), a.spanAt(a.region.Len, 1)))},
-			{"a span straddling the region's base", batch(row(k("before-base"), a.spanAt(-16, 32)))},
-			{"a good row, then a row outside every registration", batch(row(k("good"), a.span(1)), row(k("outside"), u.span(0)))},
+			{"a span in memory never registered", b.batch(row(k("unregistered"), u.span(0)))},
+			{"a span straddling the region's end", b.batch(row(k("past-end"), a.spanAt(a.region.Len-16, 32)))},
+			{"a span one byte past the region's end", b.batch(row(k("one-past"), a.spanAt(a.region.Len, 1)))},
+			{"a span straddling the region's base", b.batch(row(k("before-base"), a.spanAt(-16, 32)))},
+			{"a good row, then a row outside every registration", b.batch(row(k("good"), a.span(1)), row(k("outside"), u.span(0)))},
 		}
 	}, a)
 }
 
+// checkDuplicateKey submits batches that repeat a name, so a key: in a
+// short batch, and in one longer than a linear scan covers (rowbatch
+// checks those with a table).
 func checkDuplicateKey(b *bench) {
-	a := b.region(3)
-	b.refuseEach("a batch never carries a key twice", func(k func(string) string) []badBatch {
+	const long = 10
+	a := b.region(long)
+	b.refuseEach("a batch never carries a name twice", func(k func(string) string) []badBatch {
+		var again []contract.Row
+		for i := range long - 1 {
+			again = append(again, row(k(fmt.Sprintf("n%d", i)), a.span(i)))
+		}
+		again = append(again, row(k("n4"), a.span(long-1)))
 		return []badBatch{
-			{"a key twice", batch(row(k("twice"), a.span(0)), row(k("twice"), a.span(1)))},
-			{"a key again after another", batch(row(k("x"), a.span(0)), row(k("y"), a.span(1)), row(k("x"), a.span(2)))},
+			{"a name twice", b.batch(row(k("twice"), a.span(0)), row(k("twice"), a.span(1)))},
+			{"a name again after another", b.batch(row(k("x"), a.span(0)), row(k("y"), a.span(1)), row(k("x"), a.span(2)))},
+			{fmt.Sprintf("a name again in a batch of %d rows", long), b.batch(again...)},
 		}
 	}, a)
 }
 
 func checkNilOperation(b *bench) {
 	a := b.region(1)
-	key := b.key("row")
+	name := b.rowName("row")
 	if b.dir == GetDir && b.canStage() {
-		b.stage(key, payload(key, int(b.h.SlotBytes)), false)
+		b.stage(name, payload(name, int(b.h.SlotBytes)), false)
 	}
-	w := b.admit(b.dir, batch(row(key, a.span(0))), nil, nil)
+	w := b.admit(b.dir, b.batch(row(name, a.span(0))), nil, nil)
 	w.settle()
 }
 
 func checkNeverPanics(b *bench) {
 	a := b.region(3)
 	u := b.lend(1, contract.Host)
-	good := b.key("good")
+	good := b.rowName("good")
 	if b.dir == GetDir && b.canStage() {
 		b.stage(good, payload(good, int(b.h.SlotBytes)), false)
 	}
@@ -154,11 +168,13 @@ func checkNeverPanics(b *bench) {
 		name  string
 		batch contract.RowBatch
 	}{
-		{"a good batch", batch(row(good, a.span(0)))},
+		{"a good batch", b.batch(row(good, a.span(0)))},
 		{"a nil batch", contract.RowBatch{}},
-		{"a row with nil spans", batch(row(b.key("nil-spans")))},
-		{"a span outside every registration", batch(row(b.key("outside"), u.span(0)))},
-		{"a key twice", batch(row(b.key("twice"), a.span(1)), row(b.key("twice"), a.span(2)))},
+		{"no key maker (Keys nil)", contract.RowBatch{Rows: []contract.Row{row(b.rowName("no-keys"), a.span(0))}}},
+		{"a nil name", b.batch(contract.Row{Spans: []contract.Span{a.span(0)}})},
+		{"a row with nil spans", b.batch(row(b.rowName("nil-spans")))},
+		{"a span outside every registration", b.batch(row(b.rowName("outside"), u.span(0)))},
+		{"a name twice", b.batch(row(b.rowName("twice"), a.span(1)), row(b.rowName("twice"), a.span(2)))},
 	}
 	for _, c := range cases {
 		w, err := b.submit(b.dir, c.batch, nil, nil)
@@ -171,16 +187,16 @@ func checkNeverPanics(b *bench) {
 func checkHints(b *bench) {
 	b.needDir(GetDir)
 	a := b.region(1)
-	key := b.key("hinted")
-	data := payload(key, int(b.h.SlotBytes))
+	name := b.rowName("hinted")
+	data := payload(name, int(b.h.SlotBytes))
 	hint := contract.Hint("kvshare-conformance-hint")
 	if !b.caps.Hints {
-		w := b.refuse(GetDir, batch(row(key, a.span(0))), hint, "the driver does not declare Hints, so a get with a hint is refused")
+		w := b.refuse(GetDir, b.batch(row(name, a.span(0))), hint, "the driver does not declare Hints, so a get with a hint is refused")
 		quietAfterRefusals(b, []*watch{w}, a)
 		return
 	}
-	b.stage(key, data, false)
-	w := b.admit(GetDir, batch(row(key, a.span(0))), hint, nil)
+	b.stage(name, data, false)
+	w := b.admit(GetDir, b.batch(row(name, a.span(0))), hint, nil)
 	st := w.settle()
 	if w.expect(st, "the object is stored and the driver declares Hints", contract.Ready) {
 		if off, bad := firstDiff(a.slot(0), data); bad {

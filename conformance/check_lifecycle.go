@@ -71,9 +71,9 @@ func (b *bench) quietCancelled(w *watch, m moving) {
 		return
 	}
 	if b.sub.Object != nil {
-		for _, r := range m.batch.Rows {
-			if _, ok := b.object(r.Key); ok {
-				b.r.Errorf("%s: the store holds an object under %q, yet its row was cancelled before any worker took it", w.label, r.Key)
+		for i := range m.batch.Rows {
+			if key := m.batch.Key(i); b.hasObject(key) {
+				b.r.Errorf("%s: the store holds an object under %q, yet its row was cancelled before any worker took it", w.label, key)
 			}
 		}
 	}

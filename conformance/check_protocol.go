@@ -55,7 +55,7 @@ func checkPollInCallback(b *bench) {
 				return
 			}
 			sawOp.Store(true)
-			op.Poll()
+			op.Poll(nil)
 			select {
 			case returned <- struct{}{}:
 			default:
@@ -87,7 +87,7 @@ func checkDrainWaitsForCallback(b *bench) {
 			if op == nil {
 				return
 			}
-			if op.Poll().Access == contract.Open || !blocked.CompareAndSwap(false, true) {
+			if op.Poll(nil).Access == contract.Open || !blocked.CompareAndSwap(false, true) {
 				return
 			}
 			close(entered)
@@ -165,13 +165,14 @@ func checkUnprovableTerminal(b *bench) {
 	if b.sub.UnprovableGets == nil {
 		b.r.Skipf("the harness cannot stage an unprovable get (no UnprovableGets hook)")
 	}
-	key := b.key("unprovable")
+	name := b.rowName("unprovable")
 	if b.canStage() {
-		b.stage(key, payload(key, int(b.h.SlotBytes)), false)
+		b.stage(name, payload(name, int(b.h.SlotBytes)), false)
 	}
-	b.hook("UnprovableGets", func() { b.sub.UnprovableGets(key) })
 	a := b.region(2)
-	w := b.admit(GetDir, batch(row(key, a.span(0))), nil, nil)
+	get := b.batch(row(name, a.span(0)))
+	b.hook("UnprovableGets", func() { b.sub.UnprovableGets(get.Key(0)) })
+	w := b.admit(GetDir, get, nil, nil)
 	st := w.settle()
 	if st.Access != contract.Unprovable {
 		b.r.Fatalf("%s: the harness staged an unprovable get, yet access ended %v", w.label, st.Access)

@@ -24,23 +24,24 @@ type moving struct {
 	data  [][]byte
 }
 
-// rows builds a batch over the given slots of a, keys named tag-i. For a
+// rows builds a batch over the given slots of a, rows named tag-i. For a
 // put each slot is filled with its row's object; for a get, when stage is
 // set, each object is stored first (through a put when the driver has
 // one). Slots not named keep the canary.
 func (b *bench) rows(dir Direction, a *arena, slots []int, tag string, stage bool) moving {
 	b.r.Helper()
 	m := moving{a: a, slots: slots}
+	m.batch = b.batch()
 	for i, s := range slots {
-		key := b.key(fmt.Sprintf("%s-%d", tag, i))
-		data := payload(key, int(b.h.SlotBytes))
+		name := b.rowName(fmt.Sprintf("%s-%d", tag, i))
+		data := payload(name, int(b.h.SlotBytes))
 		switch {
 		case dir == PutDir:
 			a.fill(s, data)
 		case stage:
-			b.stage(key, data, true)
+			b.stage(name, data, true)
 		}
-		m.batch.Rows = append(m.batch.Rows, row(key, a.span(s)))
+		m.batch.Rows = append(m.batch.Rows, row(name, a.span(s)))
 		m.data = append(m.data, data)
 	}
 	return m
@@ -61,14 +62,16 @@ func (m moving) landed(b *bench, w *watch, st contract.OpState) {
 	for i, s := range m.slots {
 		if i < len(st.Rows) && st.Rows[i] == contract.Ready {
 			if off, bad := firstDiff(m.a.slot(s), m.data[i]); bad {
-				b.r.Errorf("%s: row %d (key %q) ended ready but its slot differs from the object at byte %d", w.label, i, m.batch.Rows[i].Key, off)
+				b.r.Errorf("%s: row %d (%s) ended ready but its slot differs from the object at byte %d", w.label, i, w.row(i), off)
 			}
 		}
 	}
 }
 
 // checkResultCount moves batches of several sizes; the watch holds
-// every snapshot, the first taken at once, to one status per row.
+// every snapshot, the first taken at once, to one status per row,
+// appended to its dst. A poll after settling, into the other of the
+// watch's two buffers, shows whether the settled snapshot changed.
 func checkResultCount(b *bench) {
 	for i, n := range []int{1, 3, 5} {
 		n = b.capRows(n)
@@ -76,6 +79,7 @@ func checkResultCount(b *bench) {
 		w := b.admit(b.dir, m.batch, nil, nil)
 		w.poll()
 		w.settle()
+		w.poll()
 	}
 }
 
@@ -118,17 +122,19 @@ func checkPutRoundTrip(b *bench) {
 		if i >= len(st.Rows) || st.Rows[i] != contract.Ready {
 			continue
 		}
-		got, ok := b.readBack(r.Key, len(m.data[i]), true)
+		got, ok := b.readBack(string(r.Name), len(m.data[i]), true)
 		if !ok {
 			continue
 		}
 		if off, bad := firstDiff(got, m.data[i]); bad {
-			b.r.Errorf("%s: row %d (key %q) ended ready, but the object read back differs from the slot at byte %d (%d bytes back, %d put)",
-				w.label, i, r.Key, off, len(got), len(m.data[i]))
+			b.r.Errorf("%s: row %d (%s) ended ready, but the object read back differs from the slot at byte %d (%d bytes back, %d put)",
+				w.label, i, w.row(i), off, len(got), len(m.data[i]))
 		}
 		if b.caps.Get && b.sub.Object != nil {
-			if obj, ok := b.object(r.Key); !ok || !slices.Equal(obj, m.data[i]) {
-				b.r.Errorf("%s: row %d (key %q) ended ready, but the store's object (present %v, %d bytes) is not the slot's bytes", w.label, i, r.Key, ok, len(obj))
+			key := m.batch.Key(i)
+			if obj, ok := b.object(key); !ok || !slices.Equal(obj, m.data[i]) {
+				b.r.Errorf("%s: row %d (%s) ended ready, but the store's object under its key %q (present %v, %d bytes) is not the slot's bytes: a driver stores each row under exactly the key the batch's key maker builds",
+					w.label, i, w.row(i), key, ok, len(obj))
 			}
 		}
 	}
@@ -153,8 +159,8 @@ func checkMultiSpan(b *bench) {
 	if !b.caps.MultiSpan {
 		b.r.Skipf("the driver does not declare MultiSpan")
 	}
-	key := b.key("two-spans")
-	data := payload(key, int(2*b.h.SlotBytes))
+	name := b.rowName("two-spans")
+	data := payload(name, int(2*b.h.SlotBytes))
 	a := b.region(5)
 	spans := []contract.Span{a.span(1), a.span(3)}
 	if b.dir == PutDir {
@@ -163,11 +169,11 @@ func checkMultiSpan(b *bench) {
 		}
 		a.fill(1, data[:b.h.SlotBytes])
 		a.fill(3, data[b.h.SlotBytes:])
-		w := b.admit(PutDir, batch(row(key, spans...)), nil, nil)
+		w := b.admit(PutDir, b.batch(row(name, spans...)), nil, nil)
 		st := w.settle()
 		b.untouched("a put writes no memory", spans...)
 		if w.expect(st, "a put of a fresh key to a store with room is ready", contract.Ready) {
-			if got, ok := b.readBack(key, len(data), true); ok {
+			if got, ok := b.readBack(name, len(data), true); ok {
 				if off, bad := firstDiff(got, data); bad {
 					b.r.Errorf("%s: the object read back differs from the two spans, in order, at byte %d", w.label, off)
 				}
@@ -175,8 +181,8 @@ func checkMultiSpan(b *bench) {
 		}
 		return
 	}
-	b.stage(key, data, true)
-	w := b.admit(GetDir, batch(row(key, spans...)), nil, nil)
+	b.stage(name, data, true)
+	w := b.admit(GetDir, b.batch(row(name, spans...)), nil, nil)
 	st := w.settle()
 	if w.expect(st, "the object is stored, whole", contract.Ready) {
 		got := append(append([]byte(nil), a.slot(1)...), a.slot(3)...)
@@ -190,7 +196,7 @@ func checkMultiSpan(b *bench) {
 func checkAbsentKey(b *bench) {
 	b.needDir(GetDir)
 	a := b.region(3)
-	w := b.admit(GetDir, batch(row(b.key("never-stored"), a.span(1))), nil, nil)
+	w := b.admit(GetDir, b.batch(row(b.rowName("never-stored"), a.span(1))), nil, nil)
 	st := w.settle()
 	if st.Access == contract.Unprovable {
 		if b.caps.AbsentIsMiss {
@@ -214,8 +220,9 @@ func checkWriterHoldsKey(b *bench) {
 	if b.sub.Writing == nil {
 		b.r.Skipf("the harness cannot stage another writer (no Writing hook)")
 	}
-	key := b.key("being-written")
-	theirs := payload(key+"/theirs", int(b.h.SlotBytes))
+	name := b.rowName("being-written")
+	key := b.keyOf(name)
+	theirs := payload(name+"/theirs", int(b.h.SlotBytes))
 	var finish func([]byte)
 	b.hook("Writing", func() { finish = b.sub.Writing(key) })
 	if finish == nil {
@@ -224,12 +231,12 @@ func checkWriterHoldsKey(b *bench) {
 	b.undo = append(b.undo, func() { finish(nil) })
 	a := b.region(3)
 	if b.dir == GetDir {
-		w := b.admit(GetDir, batch(row(key, a.span(1))), nil, nil)
+		w := b.admit(GetDir, b.batch(row(name, a.span(1))), nil, nil)
 		st := w.settle()
 		w.expect(st, "another writer holds the key, not yet readable", contract.NotReady)
 		b.untouched("a get that ends NotReady leaves its slot untouched")
 		b.hook("finish", func() { finish(theirs) })
-		w = b.admit(GetDir, batch(row(key, a.span(1))), nil, nil)
+		w = b.admit(GetDir, b.batch(row(name, a.span(1))), nil, nil)
 		st = w.settle()
 		if w.expect(st, "the other writer finished the object", contract.Ready) {
 			if off, bad := firstDiff(a.slot(1), theirs); bad {
@@ -238,9 +245,9 @@ func checkWriterHoldsKey(b *bench) {
 		}
 		return
 	}
-	ours := payload(key+"/ours", int(b.h.SlotBytes))
+	ours := payload(name+"/ours", int(b.h.SlotBytes))
 	a.fill(1, ours)
-	w := b.admit(PutDir, batch(row(key, a.span(1))), nil, nil)
+	w := b.admit(PutDir, b.batch(row(name, a.span(1))), nil, nil)
 	st := w.settle()
 	w.expect(st, "another writer holds the key, not yet readable", contract.NotReady)
 	b.untouched("a put writes no memory", a.span(1))
@@ -248,7 +255,7 @@ func checkWriterHoldsKey(b *bench) {
 	if b.sub.Object == nil && !b.caps.Get {
 		return
 	}
-	if got, ok := b.readBack(key, len(theirs), false); ok {
+	if got, ok := b.readBack(name, len(theirs), false); ok {
 		if off, bad := firstDiff(got, theirs); bad {
 			b.r.Errorf("%s: ended NotReady, yet the object under the key is not the other writer's (differs at byte %d): a NotReady put writes nothing", w.label, off)
 		}
@@ -257,10 +264,10 @@ func checkWriterHoldsKey(b *bench) {
 
 func checkShortObject(b *bench) {
 	b.needDir(GetDir)
-	key := b.key("short")
-	b.stage(key, payload(key, int(b.h.SlotBytes/2)), false)
+	name := b.rowName("short")
+	b.stage(name, payload(name, int(b.h.SlotBytes/2)), false)
 	a := b.region(3)
-	w := b.admit(GetDir, batch(row(key, a.span(1))), nil, nil)
+	w := b.admit(GetDir, b.batch(row(name, a.span(1))), nil, nil)
 	st := w.settle()
 	w.expect(st, fmt.Sprintf("the object (%d bytes) is shorter than the row (%d bytes)", b.h.SlotBytes/2, b.h.SlotBytes), contract.Fault)
 	b.untouched("a get writes only inside its spans, even for an object of the wrong size", a.span(1))
@@ -268,11 +275,11 @@ func checkShortObject(b *bench) {
 
 func checkLongObject(b *bench) {
 	b.needDir(GetDir)
-	key := b.key("long")
+	name := b.rowName("long")
 	n := b.h.SlotBytes + b.h.SlotBytes/2
-	b.stage(key, payload(key, int(n)), false)
+	b.stage(name, payload(name, int(n)), false)
 	a := b.region(3)
-	w := b.admit(GetDir, batch(row(key, a.span(1))), nil, nil)
+	w := b.admit(GetDir, b.batch(row(name, a.span(1))), nil, nil)
 	st := w.settle()
 	w.expect(st, fmt.Sprintf("the object (%d bytes) is longer than the row (%d bytes), so it is refused", n, b.h.SlotBytes), contract.Fault)
 	b.untouched("an object longer than its row is refused with nothing written")
@@ -291,7 +298,7 @@ func checkFullStore(b *bench) {
 	w.expect(st, "the store is full and refuses the object on its own terms", contract.Declined)
 	b.untouched("a put writes no memory", m.spans()...)
 	if b.sub.Object != nil {
-		if _, ok := b.object(m.batch.Rows[0].Key); ok {
+		if b.hasObject(m.batch.Key(0)) {
 			b.r.Errorf("%s: ended %v, yet the store holds an object under the key", w.label, st.Rows)
 		}
 	}
@@ -302,11 +309,12 @@ func checkFailedRead(b *bench) {
 	if b.sub.FailReads == nil {
 		b.r.Skipf("the harness cannot fail a read (no FailReads hook)")
 	}
-	key := b.key("unreadable")
-	b.stage(key, payload(key, int(b.h.SlotBytes)), false)
-	b.hook("FailReads", func() { b.sub.FailReads(key) })
+	name := b.rowName("unreadable")
+	b.stage(name, payload(name, int(b.h.SlotBytes)), false)
 	a := b.region(3)
-	w := b.admit(GetDir, batch(row(key, a.span(1))), nil, nil)
+	read := b.batch(row(name, a.span(1)))
+	b.hook("FailReads", func() { b.sub.FailReads(read.Key(0)) })
+	w := b.admit(GetDir, read, nil, nil)
 	st := w.settle()
 	w.expect(st, "the store failed the read", contract.Fault)
 	b.untouched("a get writes only inside its spans, even when the read fails", a.span(1))

@@ -38,10 +38,10 @@ func admitted(b contract.RowBatch, onChange func()) func(contract.Operation, err
 // faulted is an operation of n rows, each Fault, its access Ended.
 type faulted int
 
-func (f faulted) Poll() contract.OpState {
-	rows := make([]contract.RowStatus, f)
-	for i := range rows {
-		rows[i] = contract.Fault
+func (f faulted) Poll(dst []contract.RowStatus) contract.OpState {
+	rows := dst[:0]
+	for range f {
+		rows = append(rows, contract.Fault)
 	}
 	return contract.OpState{Rows: rows, Access: contract.Ended}
 }
@@ -54,8 +54,11 @@ func TestRefusesNothingFails(t *testing.T) {
 		{"bad-region", "every registration of the region was refused, so its spans lie in no registration"},
 		{"device-memory", "the Device region was refused, so its spans lie in no registration"},
 		{"admission", "a span of length 0: a bad batch is refused"},
+		{"admission", "no key maker (Keys nil): a bad batch is refused"},
+		{"admission", "a name the key maker has no key for: a bad batch is refused"},
 		{"extents", "a span straddling the region's base: a span outside every registration is refused"},
-		{"duplicate-key", "a key again after another: a batch never carries a key twice"},
+		{"duplicate-key", "a name again after another: a batch never carries a name twice"},
+		{"duplicate-key", "a name again in a batch of 10 rows: a batch never carries a name twice"},
 		{"hints", "the driver does not declare Hints, so a get with a hint is refused"},
 		{"unregister-revokes", "its region was unregistered, so the span lies in no registration"},
 		{"rejects-after-drain", "Drain stops taking work"},

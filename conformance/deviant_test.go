@@ -63,7 +63,7 @@ func (d accessOnlyDrain) Drain(ctx context.Context) bool {
 	ops := slices.Clone(*d.ops)
 	d.mu.Unlock()
 	for _, op := range ops {
-		if op.Poll().Access != contract.Ended {
+		if op.Poll(nil).Access != contract.Ended {
 			return d.Driver.Drain(ctx)
 		}
 	}
@@ -106,10 +106,10 @@ type lockedPoll struct {
 	mu *sync.Mutex
 }
 
-func (o lockedPoll) Poll() contract.OpState {
+func (o lockedPoll) Poll(dst []contract.RowStatus) contract.OpState {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.Operation.Poll()
+	return o.Operation.Poll(dst)
 }
 
 // impatientDrain never waits: Drain answers at once whatever its
@@ -193,7 +193,7 @@ func (d oneAtATime) admit(start func(onChange func()) (contract.Operation, error
 	var once sync.Once
 	done := func() { once.Do(func() { <-d.turn }) }
 	o, err := start(func() {
-		if p := op.Load(); p != nil && (*p).Poll().Access != contract.Open {
+		if p := op.Load(); p != nil && (*p).Poll(nil).Access != contract.Open {
 			defer done()
 		}
 		onChange()
@@ -203,7 +203,7 @@ func (d oneAtATime) admit(start func(onChange func()) (contract.Operation, error
 		return nil, err
 	}
 	op.Store(&o)
-	if o.Poll().Access != contract.Open {
+	if o.Poll(nil).Access != contract.Open {
 		done()
 	}
 	return o, nil
@@ -220,5 +220,5 @@ func (d oneAtATime) Get(b contract.RowBatch, h contract.Hint, onChange func()) (
 func TestOneAtATimeFails(t *testing.T) {
 	h := deviantHarness(func(d *memdrv.Driver) contract.Driver { return oneAtATime{d, make(chan struct{}, 1)} }, memdrv.Options{Put: true})
 	h.Wait = time.Second // the second Put never returns while the first row is held
-	assertCaught(t, h, memHarness(memdrv.Options{Put: true}, false), "held-row", `put of 1 row (key "behind-0"): Put did not return within`)
+	assertCaught(t, h, memHarness(memdrv.Options{Put: true}, false), "held-row", `put of 1 row (name "behind-0"): Put did not return within`)
 }

@@ -15,7 +15,7 @@
 //   - Every finding is reported, not only the first: each check goes on
 //     as far as the driver's state allows, and every check runs whatever
 //     the others found. Each finding names the operation (direction, row
-//     count, keys), the row, and the rule it breaks.
+//     count, row names), the row, and the rule it breaks.
 //   - Each check runs on a fresh driver from Harness.New, and skips, with
 //     the reason, when the driver's Capabilities or the harness's hooks
 //     cannot stage it. A skip is never a pass in disguise: a check that
@@ -33,10 +33,15 @@
 //   - Every snapshot any check polls is held to rule 3: one status per
 //     row, no unknown status or access, a final status never changes,
 //     access leaves Open only after every row is final and never changes
-//     again. Every Drain that answers true is held to rule 2: for each
-//     operation admitted, an onChange call has returned and none is still
-//     running. Every check's teardown reports onChange calls that came
-//     after a Drain answered true.
+//     again. And to what Poll does with dst: the suite polls each
+//     operation into two buffers of its own, in turn, each with room for
+//     every row; the statuses must be appended to the dst given, and the
+//     snapshot the poll before returned must still read the same (the
+//     driver keeps no dst and hands out no slice of its own). Every
+//     Drain that answers true is held to rule 2: for each operation
+//     admitted, an onChange call has returned and none is still running.
+//     Every check's teardown reports onChange calls that came after a
+//     Drain answered true.
 //   - The suite never frees memory an admitted operation may still touch.
 //     It lends region memory it maps itself (anonymous mmap, outside the
 //     Go heap, with a guard page on either side and a canary pattern over
@@ -62,7 +67,8 @@
 // The suite lends host memory only: a driver that declares DeviceMemory
 // is not tested with device memory (device-memory skips). It maps memory
 // with syscall.Mmap, so it builds on Unix systems only. It stores keys
-// under Harness.KeyPrefix and never deletes them.
+// under Harness.KeyPrefix and never deletes them. A KeyPrefix holding a
+// NUL byte fails Run: no key may hold one.
 //
 // # The harness
 //
@@ -79,14 +85,17 @@
 //   - Wait: read by every wait and driver call of the suite (default 10 s).
 //   - Only: read by Run once; the checks to run, by name.
 //   - KeyPrefix: read by every check when it names a key (default a fresh
-//     random prefix per Run). A key is KeyPrefix + check name (with
-//     "/put" or "/get" for a direction's sub-check) + "/" + a row name;
-//     the rows that prove a region live are "probe-1", "probe-2", … in
-//     the order the check moves them.
+//     random prefix per Run). A row's name is the check's name (with
+//     "/put" or "/get" for a direction's sub-check) + "/" + what the
+//     check picks; the rows that prove a region live are "probe-1",
+//     "probe-2", … in the order the check moves them. Its key starts
+//     with KeyPrefix (see Names and keys).
 //
 // The hooks of a [Subject] are called one at a time, each bounded by
 // Wait, in the middle of a check, and each applies from that moment to
-// the end of the check (the driver is never reused):
+// the end of the check (the driver is never reused). A key a hook takes
+// or finds is the store key of a row, as the batch's key maker builds it
+// ([contract.RowBatch.Key]):
 //
 //   - Seed(key, data): before a get, to stage an object the driver did
 //     not put (get-only drivers; objects of the wrong size).
@@ -106,6 +115,22 @@
 //   - Pause(): before submitting rows that must stay unstarted; the check
 //     or teardown calls resume.
 //
+// # Names and keys
+//
+// Every batch the suite builds carries a key maker of the suite's own,
+// neither keys.Stem nor hex, so that no driver can lean on a key grammar:
+// the key of a name is KeyPrefix, then the name with every byte outside
+// [A-Za-z0-9._/-] written as '%' and two uppercase hex digits, then '~'
+// repeated until the name's part is three bytes a name byte long ("a b"
+// makes KeyPrefix+"a%20b~~~~"). The fill is what keeps KeyLen exact (an
+// escape is three bytes; KeyLen(n) is len(KeyPrefix)+3n whatever the
+// name holds), and it makes a key never a plain KeyPrefix+name. The
+// empty name and names over 256 bytes have no key (KeyLen 0). The key
+// maker is deterministic, injective ('~' never stands for a name byte),
+// safe for concurrent use, allocates only to grow dst, and emits no NUL.
+// Findings name rows by name, short of the check's part; they show keys
+// where the key is the point (an object looked for under it).
+//
 // # The checks
 //
 // Admission: rule 1, and what Capabilities declare.
@@ -116,7 +141,8 @@
 //     and registers nothing.
 //   - device-memory: without DeviceMemory, a Device region is refused
 //     with ErrDriverRejected and nothing is registered.
-//   - admission: a batch with no rows, an empty key, a row without a
+//   - admission: a batch with no rows, no key maker (Keys nil), an
+//     empty name, a name the key maker has no key for, a row without a
 //     span, a span of length 0 or less, or (without MultiSpan) a row of
 //     two spans is refused with ErrDriverRejected and records nothing:
 //     no callback, no object, no byte written, Drain true, the region
@@ -124,15 +150,16 @@
 //   - extents: a span outside every registration (another mapping,
 //     straddling either end of a region) is refused with
 //     ErrDriverRejected and nothing is recorded.
-//   - duplicate-key: a batch carrying a key twice is refused with
-//     ErrDriverRejected and nothing is recorded.
+//   - duplicate-key: a batch carrying a name (so a key) twice, short or
+//     long, is refused with ErrDriverRejected and nothing is recorded.
 //   - nil-operation: an admitted Put or Get returns a non-nil operation.
 //   - never-panics: Put and Get return, never panic, on good and bad
 //     batches alike.
 //   - hints: without Hints a get with a hint is refused and records
 //     nothing; with Hints it is served.
-//   - result-count: Poll returns exactly one status per batch row, in
-//     every snapshot.
+//   - result-count: Poll appends exactly one status per batch row to the
+//     dst it is given, in every snapshot, and never changes a snapshot it
+//     returned.
 //
 // Moving bytes and verdicts: rule 3 and the RowStatus meanings.
 //
@@ -140,6 +167,10 @@
 //     by a get, or the Object hook) and writes no memory.
 //   - get-round-trip: a get lands each object byte for byte in its span
 //     and writes no byte outside it.
+//   - exact-key: a put stores each row under exactly the key the batch's
+//     key maker builds (the Object hook finds it there), and a get reads
+//     the object seeded under that key, names the key maker escapes
+//     included.
 //   - multi-span: with MultiSpan, a row of two spans moves as one
 //     object, its spans in order.
 //   - absent-key: a get of a key never stored is Miss with its slot
@@ -208,6 +239,25 @@
 //
 // Where the contract is silent, the suite decided:
 //
+//   - The suite's key maker is its own, not hex, with a fill that makes
+//     KeyLen exact (see Names and keys). exact-key proves the key by the
+//     harness's hooks alone, never by the driver's own round trip, which
+//     a driver with a key grammar of its own passes: its put half needs
+//     the Object hook and its get half the Seed hook, and each skips
+//     without. Its names hold a space, '%', '~', a NUL and bytes that are
+//     no UTF-8, since a name is bytes. Every other check that stages or
+//     reads back through a hook holds the driver to the same key.
+//   - "Poll appends to dst[:0]" is checked as: when dst had room for
+//     every row, the statuses returned start at dst's first element. A
+//     driver that keeps dst, or returns a slice of its own that it
+//     changes later, shows as a snapshot that changed after it was
+//     returned; the suite alternates two buffers so that the snapshot
+//     before is never the one it polls into. A change made from another
+//     goroutine is caught only if it lands between two polls (and is a
+//     data race the race detector reports).
+//   - duplicate-key sends a repeated name in a batch of ten rows too,
+//     since rowbatch checks batches over eight rows with a table instead
+//     of a scan.
 //   - "A held get delays neither another get nor Drain" is checked as:
 //     while a row is held inside the store, another Put or Get in the
 //     same direction is still admitted (its call returns within Wait),
@@ -271,6 +321,9 @@
 // Drain that ignores a running callback, never waits, or answers before
 // the callbacks of the rows it cancelled; callbacks under Poll's lock;
 // admission that waits for a held row; a driver that refuses nothing;
+// keys of a driver's own (hex of the name, the name alone) instead of
+// the batch's key maker; a Poll that keeps dst, or returns statuses in
+// a slice of its own;
 // verdicts bent from one status to another; objects stored with other
 // bytes; Capabilities that change; a Close that never refuses; batches of
 // regions validated, revoked or kept busy wrongly. Further tests hold

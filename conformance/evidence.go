@@ -13,7 +13,7 @@ type badBatch struct {
 }
 
 // refuseEach submits, in every direction the driver serves, each batch
-// cases builds (k names a key of that direction); each must be refused
+// cases builds (k names a row of that direction); each must be refused
 // with ErrDriverRejected (rule says why), and together they must leave
 // nothing behind (see quietAfterRefusals). A batch over MaxRowsPerOp is
 // not sent, since the binding never sends one; the check skips when
@@ -22,7 +22,7 @@ func (b *bench) refuseEach(rule string, cases func(k func(string) string) []badB
 	b.r.Helper()
 	var refused []*watch
 	for _, dir := range b.dirs() {
-		k := func(n string) string { return b.key(dir.String() + "/" + n) }
+		k := func(n string) string { return b.rowName(dir.String() + "/" + n) }
 		for _, c := range cases(k) {
 			if b.caps.MaxRowsPerOp > 0 && c.batch.Len() > b.caps.MaxRowsPerOp {
 				continue
@@ -40,12 +40,12 @@ func (b *bench) refuseEach(rule string, cases func(k func(string) string) []badB
 }
 
 // refuseSpan submits, in every direction the driver serves, a one-row
-// batch over s (key tag), which must be refused for the reason why.
+// batch over s (row tag), which must be refused for the reason why.
 func (b *bench) refuseSpan(tag string, s contract.Span, why string) []*watch {
 	b.r.Helper()
 	var refused []*watch
 	for _, dir := range b.dirs() {
-		refused = append(refused, b.refuse(dir, batch(row(b.key(dir.String()+"/"+tag), s)), nil, why))
+		refused = append(refused, b.refuse(dir, b.batch(row(b.rowName(dir.String()+"/"+tag), s)), nil, why))
 	}
 	return refused
 }
@@ -86,12 +86,12 @@ func (b *bench) refusedOnly(ws []*watch) {
 			b.r.Errorf("%s: refused, yet onChange was called %d time(s): a refusal records nothing", w.label, n)
 		}
 		if w.dir == PutDir && b.sub.Object != nil {
-			for _, r := range w.batch.Rows {
-				if r.Key == "" {
-					continue
+			for i, r := range w.batch.Rows {
+				if w.batch.Keys == nil || w.batch.Keys.KeyLen(len(r.Name)) == 0 {
+					continue // no key to look under
 				}
-				if _, ok := b.object(r.Key); ok {
-					b.r.Errorf("%s: refused, yet the store holds an object under %q: a refusal starts nothing", w.label, r.Key)
+				if key := w.batch.Key(i); b.hasObject(key) {
+					b.r.Errorf("%s: refused, yet the store holds an object under %q: a refusal starts nothing", w.label, key)
 				}
 			}
 		}

@@ -13,6 +13,7 @@ require go.yaml.in/yaml/v3 v3.0.5 // indirect
 
 replace (
 	github.com/kvshare/kvshare/contract => ../contract
+	github.com/kvshare/kvshare/keys => ../keys // memdrv's tests need it, so its go.mod requires it
 	github.com/kvshare/kvshare/memdrv => ../memdrv
 	github.com/kvshare/kvshare/rowbatch => ../rowbatch
 )

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -43,8 +44,11 @@ type Harness struct {
 
 	// KeyPrefix starts every store key the suite uses; empty means
 	// "kvshare-conformance/<random>/", fresh for each Run, so that runs
-	// against a shared store never meet each other's keys. A key is
-	// KeyPrefix + check name + "/" + a name the check picks.
+	// against a shared store never meet each other's keys. It must not
+	// hold a NUL byte. A row's name is the check's name + "/" + a name
+	// the check picks; its key, which the suite's own key maker builds
+	// (see the package documentation, "Names and keys"), is KeyPrefix +
+	// the name, escaped, + a fill of '~'. The hooks take keys.
 	KeyPrefix string
 }
 
@@ -60,6 +64,11 @@ type Harness struct {
 // its context. Release, resume and finish may be called more than once.
 // A hook that changes how the driver behaves applies from the moment it
 // is called until the end of the check (the driver is never reused).
+//
+// A key a hook takes or finds is a store key, exactly as the batch's key
+// maker builds it from the row's name ([contract.RowBatch.Key]): the
+// harness addresses its store by key, and a driver stores and reads
+// every row under exactly that key.
 type Subject struct {
 	// Driver is the driver under test, fresh, with nothing registered.
 	Driver contract.Driver
@@ -110,26 +119,15 @@ type Subject struct {
 }
 
 // Direction is the direction of a row: a put (slot to store) or a get
-// (store to slot).
-type Direction uint8
+// (store to slot). It is the contract's [contract.Direction].
+type Direction = contract.Direction
 
 const (
 	// PutDir is a put: the slot is read and the store written.
-	PutDir Direction = iota + 1
+	PutDir = contract.PutDir
 	// GetDir is a get: the store is read and the slot written.
-	GetDir
+	GetDir = contract.GetDir
 )
-
-// String returns "put" or "get".
-func (d Direction) String() string {
-	switch d {
-	case PutDir:
-		return "put"
-	case GetDir:
-		return "get"
-	}
-	return "Direction(?)"
-}
 
 // Gate is a hold on every row of one direction (see [Subject.Hold]).
 type Gate interface {
@@ -164,6 +162,10 @@ func run(r reporter, h Harness) {
 		return
 	}
 	h = h.withDefaults()
+	if strings.IndexByte(h.KeyPrefix, 0) >= 0 {
+		r.Errorf("conformance: Harness.KeyPrefix %q holds a NUL byte, which no key may", h.KeyPrefix)
+		return
+	}
 	for _, name := range h.Only {
 		if !slices.ContainsFunc(suite, func(c check) bool { return c.name == name }) {
 			r.Errorf("conformance: Harness.Only names %q, which is no check", name)

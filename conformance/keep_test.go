@@ -48,7 +48,7 @@ func TestKeepsWhatUnregisterLiedAbout(t *testing.T) {
 	require.NotNil(t, r)
 	assert.True(t, anyContains(r.findings(), "Unregister of region r1 succeeded while an operation covering it is unprovable"),
 		"findings: %q", r.findings())
-	assert.True(t, anyContains(r.logged(), `mapped for the life of the process: get of 1 row (key "unprovable"): access was never proven ended`),
+	assert.True(t, anyContains(r.logged(), `mapped for the life of the process: get of 1 row (name "unprovable"): access was never proven ended`),
 		"logs: %q", r.logged())
 	assert.True(t, anyContains(r.logged(), "kept region r1 "), "logs: %q", r.logged())
 }

@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"fmt"
 	"log/slog"
 
 	"github.com/kvshare/kvshare/contract"
@@ -13,17 +12,6 @@ import (
 // against it. Its broken drivers are the suite's self-test: the check
 // paired with each must fail.
 
-// memDir maps the suite's directions onto memdrv's.
-func memDir(dir Direction) memdrv.Direction {
-	switch dir {
-	case PutDir:
-		return memdrv.PutDir
-	case GetDir:
-		return memdrv.GetDir
-	}
-	panic(fmt.Sprintf("conformance test: no memdrv direction for %v", dir))
-}
-
 // memSubject is driver drv, whose scenario hooks are those of d, over
 // store s, with every hook the in-memory driver can stage.
 func memSubject(drv contract.Driver, d *memdrv.Driver, s *memdrv.Store) *Subject {
@@ -33,8 +21,8 @@ func memSubject(drv contract.Driver, d *memdrv.Driver, s *memdrv.Store) *Subject
 		Object:         s.Object,
 		Writing:        s.BeginWrite,
 		Full:           func() { s.SetCapacity(max(s.Bytes(), 1)) },
-		Hold:           func(dir Direction) Gate { return d.Hold(memDir(dir)) },
-		Crash:          func(dir Direction) { d.Crash(memDir(dir)) },
+		Hold:           func(dir Direction) Gate { return d.Hold(dir) },
+		Crash:          d.Crash,
 		FailReads:      d.FailReads,
 		UnprovableGets: d.UnprovableGets,
 		Pause:          d.Pause,

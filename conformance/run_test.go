@@ -49,6 +49,8 @@ func TestRunBareHarness(t *testing.T) {
 		"writer-holds-key/put": "no Writing hook",
 		"unprovable-terminal":  "no UnprovableGets hook",
 		"full-store":           "no Full hook",
+		"exact-key/put":        "no Object hook",
+		"exact-key/get":        "no Seed hook",
 	} {
 		r := root.find(name)
 		require.NotNil(t, r, name)
@@ -56,6 +58,15 @@ func TestRunBareHarness(t *testing.T) {
 		assert.Contains(t, r.skip, hook, name)
 	}
 	assert.Contains(t, root.find("together-busy/put").skip, "does not implement RegionsTogether")
+}
+
+// TestRunKeyPrefixNUL: a KeyPrefix with a NUL byte fails Run before any
+// check, since no key may hold one.
+func TestRunKeyPrefixNUL(t *testing.T) {
+	root := &record{}
+	run(root, Harness{New: memHarness(memdrv.Options{}, false).New, KeyPrefix: "a\x00b/"})
+	assert.Equal(t, []string{`: conformance: Harness.KeyPrefix "a\x00b/" holds a NUL byte, which no key may`}, root.findings())
+	assert.Empty(t, root.subs)
 }
 
 // TestRunOnly runs one check by name, and refuses a name that is no check.
@@ -109,7 +120,7 @@ func TestProbeUnprovableSkips(t *testing.T) {
 		New: func() (*Subject, error) {
 			s := memdrv.NewStore()
 			d := memdrv.New(s, memdrv.Options{Get: true})
-			d.UnprovableGets(prefix + "unregister-revokes/probe-1")
+			d.UnprovableGets(suiteKeys{prefix}.key("unregister-revokes/probe-1"))
 			return memSubject(d, d, s), nil
 		},
 	})

@@ -6,37 +6,45 @@ import (
 	"github.com/kvshare/kvshare/contract"
 )
 
-// row builds a batch row.
-func row(key string, spans ...contract.Span) contract.Row {
-	return contract.Row{Key: key, Spans: spans}
+// row builds a batch row named name.
+func row(name string, spans ...contract.Span) contract.Row {
+	return contract.Row{Name: []byte(name), Spans: spans}
 }
 
-// batch builds a batch of rows.
-func batch(rows ...contract.Row) contract.RowBatch { return contract.RowBatch{Rows: rows} }
+// batch builds a batch of rows with the suite's key maker.
+func (b *bench) batch(rows ...contract.Row) contract.RowBatch {
+	return contract.RowBatch{Keys: b.keys, Rows: rows}
+}
 
 // canStage reports whether the suite can put an object in the store: by
 // the harness's Seed hook, or by a put of the driver.
 func (b *bench) canStage() bool { return b.sub.Seed != nil || b.caps.Put }
 
-// stage stores a complete object under key. With viaPut it uses the
-// driver's put when it has one (a real round trip); otherwise the Seed
-// hook when the harness has one (the check then depends on the get path
-// alone). The object may be up to two slots long. A check that cannot
-// stage skips.
-func (b *bench) stage(key string, data []byte, viaPut bool) {
+// stage stores a complete object under the key of the row named name.
+// With viaPut it uses the driver's put when it has one (a real round
+// trip); otherwise the Seed hook when the harness has one (the check
+// then depends on the get path alone). The object may be up to two
+// slots long. A check that cannot stage skips.
+func (b *bench) stage(name string, data []byte, viaPut bool) {
 	b.r.Helper()
 	switch {
 	case b.caps.Put && (viaPut || b.sub.Seed == nil):
-		b.stageByPut(key, data)
+		b.stageByPut(name, data)
 	case b.sub.Seed != nil:
-		b.hook("Seed", func() { b.sub.Seed(key, data) })
+		b.seed(b.keyOf(name), data)
 	default:
 		b.r.Skipf("the check needs an object in the store: the driver does not put and the harness has no Seed hook")
 	}
 }
 
-// stageByPut puts data under key from the scratch region.
-func (b *bench) stageByPut(key string, data []byte) {
+// seed stores data under key through the Seed hook.
+func (b *bench) seed(key string, data []byte) {
+	b.r.Helper()
+	b.hook("Seed", func() { b.sub.Seed(key, data) })
+}
+
+// stageByPut puts data as the row named name from the scratch region.
+func (b *bench) stageByPut(name string, data []byte) {
 	b.r.Helper()
 	if int64(len(data)) > 2*b.h.SlotBytes {
 		b.r.Fatalf("conformance: staged object of %d bytes is over two slots", len(data))
@@ -46,11 +54,11 @@ func (b *bench) stageByPut(key string, data []byte) {
 	}
 	s := b.scratch.spanAt(0, int64(len(data)))
 	copy(b.scratch.bytesOf(s), data)
-	w := b.admit(PutDir, batch(row(key, s)), nil, nil)
+	w := b.admit(PutDir, b.batch(row(name, s)), nil, nil)
 	st := w.settle()
 	b.provable(w, st, "staging an object")
 	if len(st.Rows) > 0 && st.Rows[0] != contract.Ready {
-		b.r.Fatalf("staging %q (%d bytes) through a put: the put ended %v, want ready", key, len(data), st.Rows[0])
+		b.r.Fatalf("staging %q (%d bytes) through a put: the put ended %v, want ready", name, len(data), st.Rows[0])
 	}
 	b.scratch.repaint(s)
 }
@@ -59,31 +67,33 @@ func (b *bench) stageByPut(key string, data []byte) {
 // get of the driver or the harness's Object hook.
 func (b *bench) canReadBack() bool { return b.sub.Object != nil || b.caps.Get }
 
-// readBack returns the object stored under key, expected to be n bytes
-// long. With viaGet it uses the driver's get when it has one; otherwise
-// the Object hook when the harness has one. ok is false, and the
-// finding reported, when no whole object came back.
-func (b *bench) readBack(key string, n int, viaGet bool) (data []byte, ok bool) {
+// readBack returns the object stored under the key of the row named
+// name, expected to be n bytes long. With viaGet it uses the driver's
+// get when it has one; otherwise the Object hook when the harness has
+// one. ok is false, and the finding reported, when no whole object came
+// back.
+func (b *bench) readBack(name string, n int, viaGet bool) (data []byte, ok bool) {
 	b.r.Helper()
 	switch {
 	case b.caps.Get && (viaGet || b.sub.Object == nil):
 		slots := (int64(n) + b.h.SlotBytes - 1) / b.h.SlotBytes
 		a := b.region(int(slots))
 		s := a.spanAt(0, int64(n))
-		w := b.admit(GetDir, batch(row(key, s)), nil, nil)
+		w := b.admit(GetDir, b.batch(row(name, s)), nil, nil)
 		st := w.settle()
 		b.provable(w, st, "reading an object back")
 		if len(st.Rows) == 0 || st.Rows[0] != contract.Ready {
-			b.r.Errorf("reading %q back through a get of %d bytes: ended %v, want ready", key, n, st.Rows)
+			b.r.Errorf("reading %q back through a get of %d bytes: ended %v, want ready", name, n, st.Rows)
 			return nil, false
 		}
 		data := append([]byte(nil), a.bytesOf(s)...)
 		a.repaint(s)
 		return data, true
 	case b.sub.Object != nil:
+		key := b.keyOf(name)
 		data, ok := b.object(key)
 		if !ok {
-			b.r.Errorf("reading %q back through the Object hook: no complete object under the key", key)
+			b.r.Errorf("reading %q back through the Object hook: no complete object under its key %q", name, key)
 		}
 		return data, ok
 	}
@@ -111,19 +121,19 @@ func (b *bench) provable(w *watch, st contract.OpState, what string) {
 func (b *bench) moveRow(a *arena, i int) bool {
 	b.r.Helper()
 	b.probes++
-	key := b.key(fmt.Sprintf("probe-%d", b.probes))
-	data := payload(key, int(b.h.SlotBytes))
-	s := a.span(i)
+	name := b.rowName(fmt.Sprintf("probe-%d", b.probes))
+	data := payload(name, int(b.h.SlotBytes))
+	probe := b.batch(row(name, a.span(i)))
 	var w *watch
 	if b.caps.Put {
 		a.fill(i, data)
-		w = b.admit(PutDir, batch(row(key, s)), nil, nil)
+		w = b.admit(PutDir, probe, nil, nil)
 	} else {
 		if b.sub.Seed == nil {
 			b.r.Skipf("proving region %s live needs a row through it: the driver does not put and the harness has no Seed hook", a.label)
 		}
-		b.hook("Seed", func() { b.sub.Seed(key, data) })
-		w = b.admit(GetDir, batch(row(key, s)), nil, nil)
+		b.seed(probe.Key(0), data)
+		w = b.admit(GetDir, probe, nil, nil)
 	}
 	st := w.settle()
 	b.provable(w, st, "proving region "+a.label+" live")
@@ -137,6 +147,6 @@ func (b *bench) moveRow(a *arena, i int) bool {
 			return false
 		}
 	}
-	a.repaint(s)
+	a.repaint(a.span(i))
 	return true
 }

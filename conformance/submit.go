@@ -14,7 +14,7 @@ import (
 // reported). prep, if not nil, sees the watch before the driver does.
 func (b *bench) submit(dir Direction, batch contract.RowBatch, hint contract.Hint, prep func(*watch)) (*watch, error) {
 	b.r.Helper()
-	w := newWatch(b, dir, batch, describe(dir, batch, b.key("")))
+	w := newWatch(b, dir, batch, describe(dir, batch, b.rowName("")))
 	if prep != nil {
 		prep(w)
 	}

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,6 +16,11 @@ import (
 // one), and holds every snapshot to the driver rules: one status per
 // row, final statuses that never change, access that leaves Open only
 // after every row is final and never changes again.
+//
+// It polls into buffers of its own, two of them, each with room for
+// every row, used in turn: so it also sees a Poll that does not append
+// to the dst it is given, and a driver that keeps a dst (or hands out a
+// slice of its own) and changes a snapshot after Poll returned it.
 //
 // A watch whose operation is nil (a call that panicked, or returned
 // neither an operation nor an error) stands for an operation the suite
@@ -41,10 +47,13 @@ type watch struct {
 
 	mu       sync.Mutex // serialises validated polls
 	polled   bool
-	last     contract.OpState     // the latest snapshot
-	final    []contract.RowStatus // the first final status seen per row
-	left     contract.Access      // the first access other than Open, or Open
-	doubt    bool                 // access changed after leaving Open
+	bufs     [2][]contract.RowStatus // the dst of each poll, in turn
+	turn     int                     // the buffer of the next poll
+	lastRaw  []contract.RowStatus    // the Rows the latest Poll returned, as it returned them
+	last     contract.OpState        // the latest snapshot, its Rows a copy of lastRaw
+	final    []contract.RowStatus    // the first final status seen per row
+	left     contract.Access         // the first access other than Open, or Open
+	doubt    bool                    // access changed after leaving Open
 	reported map[string]bool
 }
 
@@ -55,6 +64,7 @@ func newWatch(b *bench, dir Direction, batch contract.RowBatch, label string) *w
 		batch:    batch,
 		label:    label,
 		notify:   make(chan struct{}, 1),
+		bufs:     [2][]contract.RowStatus{make([]contract.RowStatus, 0, len(batch.Rows)), make([]contract.RowStatus, 0, len(batch.Rows))},
 		final:    make([]contract.RowStatus, len(batch.Rows)),
 		reported: map[string]bool{},
 	}
@@ -88,8 +98,9 @@ func (w *watch) operation() contract.Operation {
 	return nil
 }
 
-// poll takes a snapshot through Poll (bounded by the harness's Wait) and
-// checks it against what the watch saw before.
+// poll takes a snapshot through Poll (bounded by the harness's Wait),
+// into the watch's next buffer, and checks it against what the watch saw
+// before. The snapshot it returns is the watch's own copy.
 func (w *watch) poll() contract.OpState {
 	w.b.r.Helper()
 	op := w.operation()
@@ -99,7 +110,9 @@ func (w *watch) poll() contract.OpState {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var st contract.OpState
-	done, p := w.b.call(w.label+": Poll", func() { st = op.Poll() })
+	dst := w.bufs[w.turn][:0]
+	w.turn = 1 - w.turn
+	done, p := w.b.call(w.label+": Poll", func() { st = op.Poll(dst) })
 	switch {
 	case !done:
 		return w.last
@@ -111,10 +124,35 @@ func (w *watch) poll() contract.OpState {
 		}
 		w.b.r.Fatalf("%s: Poll panicked: %v", w.label, p)
 	}
+	w.checkDst(dst, st.Rows)
 	w.check(st)
 	w.polled = true
-	w.last = st
-	return st
+	w.lastRaw = st.Rows
+	w.last = contract.OpState{Rows: slices.Clone(st.Rows), Access: st.Access}
+	return w.last
+}
+
+// checkDst holds one Poll to what it must do with dst: append the rows
+// to dst[:0], which had room for every row, and keep nothing of it, nor
+// hand out a slice of its own: the snapshot the poll before returned
+// (in the other buffer, or wherever the driver put it) must still read
+// as it did. The caller holds w.mu.
+func (w *watch) checkDst(dst, rows []contract.RowStatus) {
+	w.b.r.Helper()
+	if len(rows) > 0 && len(rows) <= cap(dst) && &rows[0] != &dst[:1][0] {
+		w.onceLocked("dst", "%s: Poll returned its %d statuses in a slice other than the dst it was given, which had room for every row: Poll appends to dst[:0] and allocates nothing once dst is big enough",
+			w.label, len(rows))
+	}
+	if !w.polled {
+		return
+	}
+	for i, s := range w.lastRaw {
+		if i < len(w.last.Rows) && s != w.last.Rows[i] {
+			w.onceLocked("kept", "%s: the snapshot the previous Poll returned changed after it returned (row %d (%s) read %v, now %v): the statuses belong to the caller, and the driver never keeps dst",
+				w.label, i, w.row(i), w.last.Rows[i], s)
+			return
+		}
+	}
 }
 
 // check holds one snapshot to the driver rules, reporting each kind of
@@ -131,12 +169,12 @@ func (w *watch) check(st contract.OpState) {
 			break
 		}
 		if s > contract.Cancelled {
-			once("status", "%s: row %d (key %q) reads %v, which is no status", w.label, i, w.batch.Rows[i].Key, s)
+			once("status", "%s: row %d (%s) reads %v, which is no status", w.label, i, w.row(i), s)
 			continue
 		}
 		if f := w.final[i]; f.Final() && s != f {
-			once("final", "%s: row %d (key %q) was final %v and now reads %v: a final status never changes",
-				w.label, i, w.batch.Rows[i].Key, f, s)
+			once("final", "%s: row %d (%s) was final %v and now reads %v: a final status never changes",
+				w.label, i, w.row(i), f, s)
 		} else if s.Final() && !f.Final() {
 			w.final[i] = s
 		}
@@ -159,8 +197,8 @@ func (w *watch) check(st contract.OpState) {
 	if st.Access != contract.Open {
 		for i, s := range st.Rows {
 			if !s.Final() {
-				once("early-end", "%s: access is %v while row %d (key %q) is still %v: access leaves Open only after every row is final",
-					w.label, st.Access, i, w.batch.Rows[i].Key, s)
+				once("early-end", "%s: access is %v while row %d (%s) is still %v: access leaves Open only after every row is final",
+					w.label, st.Access, i, w.row(i), s)
 				break
 			}
 		}
@@ -283,7 +321,7 @@ func (w *watch) expect(st contract.OpState, why string, want ...contract.RowStat
 			break
 		}
 		if !containsStatus(want, s) {
-			w.b.r.Errorf("%s: row %d (key %q) ended %v, want %s: %s", w.label, i, w.batch.Rows[i].Key, s, statusList(want), why)
+			w.b.r.Errorf("%s: row %d (%s) ended %v, want %s: %s", w.label, i, w.row(i), s, statusList(want), why)
 			ok = false
 		}
 	}
@@ -307,18 +345,26 @@ func statusList(list []contract.RowStatus) string {
 	return strings.Join(parts, " or ")
 }
 
-// describe names a batch for messages: `put of 2 rows (keys "a", "b")`,
-// each key shown without the check's common prefix.
-func describe(dir Direction, b contract.RowBatch, prefix string) string {
-	keys := make([]string, 0, len(b.Rows))
+// row names row i of the batch for messages: `name "obj-0"`, the name
+// shown without the check's common part (see describe).
+func (w *watch) row(i int) string {
+	return fmt.Sprintf("name %q", strings.TrimPrefix(string(w.batch.Rows[i].Name), w.b.name+"/"))
+}
+
+// describe names a batch for messages: `put of 2 rows (names "a", "b")`,
+// each name shown without the check's common part (its name and "/"):
+// names are what a check picks, and short; keys, which the suite's key
+// maker builds from them, are shown where they matter.
+func describe(dir Direction, b contract.RowBatch, common string) string {
+	names := make([]string, 0, len(b.Rows))
 	for _, r := range b.Rows {
-		keys = append(keys, fmt.Sprintf("%q", strings.TrimPrefix(r.Key, prefix)))
+		names = append(names, fmt.Sprintf("%q", strings.TrimPrefix(string(r.Name), common)))
 	}
-	if len(keys) > 4 {
-		keys = append(keys[:3], "…")
+	if len(names) > 4 {
+		names = append(names[:3], "…")
 	}
 	if len(b.Rows) == 1 {
-		return fmt.Sprintf("%v of 1 row (key %s)", dir, keys[0])
+		return fmt.Sprintf("%v of 1 row (name %s)", dir, names[0])
 	}
-	return fmt.Sprintf("%v of %d rows (keys %s)", dir, len(b.Rows), strings.Join(keys, ", "))
+	return fmt.Sprintf("%v of %d rows (names %s)", dir, len(b.Rows), strings.Join(names, ", "))
 }

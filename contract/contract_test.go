@@ -144,8 +144,8 @@ func TestStringers(t *testing.T) {
 
 func TestRowBatchBytes(t *testing.T) {
 	b := contract.RowBatch{Rows: []contract.Row{
-		{Key: "a", Spans: []contract.Span{{Addr: 1, Len: 10}}},
-		{Key: "b", Spans: []contract.Span{{Addr: 100, Len: 5}, {Addr: 200, Len: 7}}},
+		{Name: []byte("a"), Spans: []contract.Span{{Addr: 1, Len: 10}}},
+		{Name: []byte("b"), Spans: []contract.Span{{Addr: 100, Len: 5}, {Addr: 200, Len: 7}}},
 	}}
 	if b.Len() != 2 || b.Bytes() != 22 || b.Rows[1].Bytes() != 12 {
 		t.Fatalf("Len=%d Bytes=%d row1=%d", b.Len(), b.Bytes(), b.Rows[1].Bytes())
@@ -170,5 +170,75 @@ func TestRegistrationError(t *testing.T) {
 	}
 	if errors.Unwrap(live).Error() != "boom" {
 		t.Fatalf("Unwrap wrong")
+	}
+}
+
+// suffixKeys is a key maker for the tests: "k:" then the name with every
+// byte below 'a' written as '~' and the byte plus 'a'. It is injective
+// and never emits a NUL byte, and has no key for names over 8 bytes.
+type suffixKeys struct{}
+
+func (suffixKeys) KeyLen(n int) int {
+	if n < 1 || n > 8 {
+		return 0
+	}
+	return 2 + 2*n
+}
+
+func (k suffixKeys) AppendKey(dst, name []byte) []byte {
+	if k.KeyLen(len(name)) == 0 {
+		return dst
+	}
+	dst = append(dst, 'k', ':')
+	for _, c := range name {
+		if c < 'a' {
+			dst = append(dst, '~', c+'a')
+		} else {
+			dst = append(dst, c, c)
+		}
+	}
+	return dst
+}
+
+func TestRowBatchKeys(t *testing.T) {
+	b := contract.RowBatch{Keys: suffixKeys{}, Rows: []contract.Row{
+		{Name: []byte("ab"), Spans: []contract.Span{{Addr: 1, Len: 4}}},
+		{Name: []byte{0, 'z'}, Spans: []contract.Span{{Addr: 8, Len: 2}, {Addr: 16, Len: 3}}},
+	}}
+	if got := b.Key(0); got != "k:aabb" {
+		t.Errorf("Key(0) = %q, want %q", got, "k:aabb")
+	}
+	if got := b.Key(1); got != "k:~azz" {
+		t.Errorf("Key(1) = %q, want %q", got, "k:~azz")
+	}
+	dst := []byte("keep|")
+	dst = b.AppendKey(dst, 1)
+	if string(dst) != "keep|k:~azz" {
+		t.Errorf("AppendKey appended to %q, want %q", dst, "keep|k:~azz")
+	}
+	if b.Len() != 2 || b.Bytes() != 9 || b.Rows[1].Bytes() != 5 {
+		t.Errorf("Len, Bytes = %d, %d, want 2, 9", b.Len(), b.Bytes())
+	}
+	buf := make([]byte, 0, 64)
+	if n := testing.AllocsPerRun(100, func() { buf = b.AppendKey(buf[:0], 0) }); n != 0 {
+		t.Errorf("AppendKey into a buffer with room allocates %v times, want 0", n)
+	}
+}
+
+func TestDirection(t *testing.T) {
+	cases := []struct {
+		d     contract.Direction
+		s     string
+		valid bool
+	}{
+		{contract.PutDir, "put", true},
+		{contract.GetDir, "get", true},
+		{0, "Direction(0)", false},
+		{7, "Direction(7)", false},
+	}
+	for _, c := range cases {
+		if c.d.String() != c.s || c.d.Valid() != c.valid {
+			t.Errorf("Direction %d: String %q Valid %v, want %q %v", uint8(c.d), c.d.String(), c.d.Valid(), c.s, c.valid)
+		}
 	}
 }

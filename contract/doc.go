@@ -17,6 +17,17 @@
 // to a [Driver]. The driver answers with an [Operation] it updates as the
 // store works.
 //
+// # Names and keys
+//
+// A row carries its name ([Row.Name]), not its store key. The batch
+// carries a [KeyMaker], and the driver builds each key itself, straight
+// into its own buffer, with [RowBatch.AppendKey]: the submitter builds
+// no key strings, which measured as most of the submit path's cost when
+// it did. A driver stores and reads each row under exactly that key and
+// assumes nothing else of its grammar. Names are borrowed until the
+// operation's access ends. [Direction] names which way a row moves, for
+// every module that needs to say so.
+//
 // # Driver rules
 //
 // A driver must keep these rules. The conformance module checks each of

@@ -85,12 +85,14 @@ type Driver interface {
 
 // Operation is one admitted Put or Get call.
 type Operation interface {
-	// Poll returns the operation's state now: one status per row of the
-	// batch, in batch order, and the access state. The Rows slice is a
-	// fresh snapshot the caller owns. A final row status never changes;
-	// access leaves Open only once every row is final, and then never
-	// changes again.
-	Poll() OpState
+	// Poll appends one status per row of the batch, in batch order, to
+	// dst[:0] and returns them as OpState.Rows with the access state.
+	// Once dst has room for every row it allocates nothing, so a caller
+	// that polls on every callback can keep one buffer per operation.
+	// The statuses belong to the caller: the driver never keeps dst. A
+	// final row status never changes; access leaves Open only once every
+	// row is final, and then never changes again.
+	Poll(dst []RowStatus) OpState
 	// Cancel asks the driver to stop. It is advisory: with
 	// [Capabilities.Cancel], rows not yet started end Cancelled; rows in
 	// the store's hands run on. Cancel returns at once; it never waits

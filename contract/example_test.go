@@ -40,3 +40,28 @@ func Example_errorMatching() {
 	// false
 	// kvshare: invalid submission: group 2 row 5: slot 99 out of range (region has 64 slots)
 }
+
+// plainKeys is a toy key maker: "demo/" and the name as it is. Real key
+// makers (keys.Stem) must also be injective for every byte, and never
+// emit a NUL; this one is fine for names of letters.
+type plainKeys struct{}
+
+func (plainKeys) KeyLen(n int) int                  { return len("demo/") + n }
+func (plainKeys) AppendKey(dst, name []byte) []byte { return append(append(dst, "demo/"...), name...) }
+
+func ExampleRowBatch_AppendKey() {
+	b := contract.RowBatch{Keys: plainKeys{}, Rows: []contract.Row{
+		{Name: []byte("block-a")}, {Name: []byte("block-b")},
+	}}
+	// A driver writes every key of the batch into one buffer of its own,
+	// NUL-separated as a C key list wants it, with no Go string made.
+	var list []byte
+	for i := range b.Rows {
+		list = append(b.AppendKey(list, i), 0)
+	}
+	fmt.Printf("%q\n", list)
+	fmt.Println(b.Key(1)) // allocates: for errors and logs
+	// Output:
+	// "demo/block-a\x00demo/block-b\x00"
+	// demo/block-b
+}

@@ -5,8 +5,10 @@
 //
 // A lease holder names each row with opaque bytes (a hash of the tokens
 // the row holds, say). The backend needs one store key per row. A [Stem]
-// is a prefix checked once by [NewStem]; [Stem.Key] and its batch form
-// [Stem.Keys] build keys under it, and [ParseKey] takes a key apart again.
+// is a prefix checked once by [NewStem]; [Stem.AppendKey] writes a key
+// into a caller's buffer (the data path: a Stem is the key maker the
+// backend hands every driver call), [Stem.Key] and its batch form
+// [Stem.Keys] build key strings, and [ParseKey] takes a key apart again.
 //
 // # Key grammar
 //
@@ -74,7 +76,11 @@
 //     one exactly sized buffer (one allocation) and returns strings that
 //     share it (made with [unsafe.String]; the buffer is never written
 //     after). Holding one key keeps the whole buffer alive.
-//   - [Stem.Key] makes one allocation, the key itself.
+//   - [Stem.Key] makes one allocation, the key itself. [Stem.AppendKey]
+//     makes none beyond growing dst, and appends nothing where Key would
+//     fail, so that [Stem.KeyLen] stays exact for it (0 for those names):
+//     it is the form drivers call, and a driver cannot take an error
+//     back from deep inside its data path.
 //   - Hex is written with a table of digit pairs, four name bytes per
 //     64-bit store, instead of encoding/hex: the same bytes (a test and a
 //     fuzz target compare the two) in about half the time, and key

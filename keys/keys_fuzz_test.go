@@ -85,6 +85,10 @@ func FuzzKeyRoundTrip(f *testing.F) {
 			return // FuzzNewStem covers refusals
 		}
 		key, err := stem.Key(name)
+		appended := stem.AppendKey(nil, name)
+		if len(appended) != stem.KeyLen(len(name)) || (err == nil) != (len(appended) > 0) || (err == nil && string(appended) != key) {
+			t.Fatalf("AppendKey(%x) under %q = %q (KeyLen %d); Key = %q, %v", name, prefix, appended, stem.KeyLen(len(name)), key, err)
+		}
 		switch {
 		case len(name) == 0:
 			if !errors.Is(err, ErrInvalidName) || !strings.HasSuffix(err.Error(), ": empty") {

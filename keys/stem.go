@@ -86,6 +86,26 @@ func (s Stem) Key(name []byte) (string, error) {
 	return unsafe.String(unsafe.SliceData(buf), len(buf)), nil
 }
 
+// AppendKey appends the key of name under the Stem to dst and returns
+// the extended slice: the same bytes [Stem.Key] returns, with no
+// allocation beyond growing dst (none when dst has room for
+// [Stem.KeyLen] more bytes). It never fails: where Key would refuse the
+// name (empty, over [MaxNameBytes]) or the Stem (the zero Stem),
+// AppendKey appends nothing, and KeyLen of that name's length is 0.
+//
+// With KeyLen, AppendKey makes a Stem a key maker in the sense of
+// kvshare's contract module (contract.KeyMaker): deterministic,
+// injective, safe for concurrent use, never a NUL byte, exact length.
+// The binding passes its Stem with every driver call, and the driver
+// writes each key straight into its own buffer.
+func (s Stem) AppendKey(dst, name []byte) []byte {
+	if s.KeyLen(len(name)) == 0 {
+		return dst
+	}
+	dst = append(dst, s.stem...)
+	return appendHex(dst, name)
+}
+
 // Keys is the batch form of [Stem.Key]: it appends the key of each name,
 // in order, to dst and returns the extended slice. dst may be nil, or a
 // slice reused from an earlier call (usually with length 0); keys already

@@ -243,6 +243,7 @@ func TestAllocations(t *testing.T) {
 		names[i] = bytes.Repeat([]byte{byte(i)}, 32)
 	}
 	dst := make([]string, 0, len(names))
+	buf := make([]byte, 0, MaxKeyBytes)
 	tests := []struct {
 		what string
 		want float64
@@ -252,10 +253,57 @@ func TestAllocations(t *testing.T) {
 		{"Keys into nil dst", 2, func() { _, _ = s.Keys(nil, names) }},
 		{"Keys of no names", 0, func() { dst, _ = s.Keys(dst[:0], nil) }},
 		{"Key", 1, func() { _, _ = s.Key(names[0]) }},
+		{"AppendKey into a buffer with room", 0, func() { buf = s.AppendKey(buf[:0], names[0]) }},
 	}
 	for _, tt := range tests {
 		if got := testing.AllocsPerRun(50, tt.f); got != tt.want {
 			t.Errorf("%s: %v allocations, want %v", tt.what, got, tt.want)
+		}
+	}
+}
+
+func TestAppendKeyMatchesKey(t *testing.T) {
+	names := [][]byte{{0}, {0xff, 0x10}, []byte("a/b"), bytes.Repeat([]byte{7}, MaxNameBytes)}
+	for _, prefix := range []string{"kv", "kv/run-1", "a.b/c_d"} {
+		s := mustStem(t, prefix)
+		for _, name := range names {
+			want, err := s.Key(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := s.AppendKey([]byte("head:"), name)
+			if string(got) != "head:"+want {
+				t.Errorf("Stem(%q).AppendKey(%x) = %q, want head:%q", prefix, name, got, want)
+			}
+			if n := s.KeyLen(len(name)); n != len(got)-len("head:") {
+				t.Errorf("Stem(%q): KeyLen(%d) = %d, AppendKey appended %d", prefix, len(name), n, len(got)-len("head:"))
+			}
+			if bytes.IndexByte(got, 0) >= 0 {
+				t.Errorf("Stem(%q).AppendKey(%x) holds a NUL byte", prefix, name)
+			}
+		}
+	}
+}
+
+func TestAppendKeyAppendsNothingWithoutAKey(t *testing.T) {
+	s := mustStem(t, "kv")
+	cases := []struct {
+		what string
+		s    Stem
+		name []byte
+	}{
+		{"empty name", s, nil},
+		{"name over MaxNameBytes", s, make([]byte, MaxNameBytes+1)},
+		{"zero Stem", Stem{}, []byte{1}},
+	}
+	for _, c := range cases {
+		dst := []byte("head")
+		got := c.s.AppendKey(dst, c.name)
+		if string(got) != "head" {
+			t.Errorf("%s: AppendKey appended %q, want nothing", c.what, got[4:])
+		}
+		if n := c.s.KeyLen(len(c.name)); n != 0 {
+			t.Errorf("%s: KeyLen = %d, want 0", c.what, n)
 		}
 	}
 }

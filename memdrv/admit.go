@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/kvshare/kvshare/contract"
-	"github.com/kvshare/kvshare/rowbatch"
 )
 
 // Put starts writing the batch's rows to the store and returns at once.
@@ -12,7 +11,13 @@ import (
 // and starting nothing, when the driver does not serve puts, is draining
 // or closed, the batch has more rows than MaxRowsPerOp, or
 // [rowbatch.Check] refuses the batch against the live registrations (the
-// error then wraps [rowbatch.ErrBadBatch] too and names the row).
+// error then wraps [rowbatch.ErrBadBatch] too and names the row). The
+// error also wraps ErrBadBatch when the batch's key maker breaks its
+// contract by making a key of another length than its KeyLen says.
+//
+// Each row is stored under the key the batch's key maker builds from
+// its name ([contract.RowBatch.AppendKey]); the keys are built once, at
+// admission, and the names are not kept.
 //
 // onChange (nil means none) is called on a driver goroutine after each
 // change of the operation's rows or access, never under the driver's
@@ -43,10 +48,14 @@ func (d *Driver) admit(dir Direction, b contract.RowBatch, h contract.Hint, onCh
 		return nil, fmt.Errorf("%w: memdrv: %s: %d rows, the driver takes at most %d per call",
 			contract.ErrDriverRejected, dir, b.Len(), d.caps.MaxRowsPerOp)
 	}
-	if err := rowbatch.Check(b, d.liveLocked(), d.caps.MultiSpan); err != nil {
+	if err := d.check.Check(b, d.live, d.caps.MultiSpan); err != nil {
 		return nil, fmt.Errorf("%w: memdrv: %s: %w", contract.ErrDriverRejected, dir, err)
 	}
-	op := newOperation(d, dir, b, onChange)
+	keys, err := rowKeys(b)
+	if err != nil {
+		return nil, fmt.Errorf("%w: memdrv: %s: %w", contract.ErrDriverRejected, dir, err)
+	}
+	op := newOperation(d, dir, b, keys, onChange)
 	d.open[op] = struct{}{}
 	for i := range b.Rows {
 		d.queue = append(d.queue, task{op: op, row: i})

@@ -9,14 +9,24 @@ import (
 
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/memdrv"
+	"github.com/kvshare/kvshare/memdrv/internal/testkeys"
 	"github.com/kvshare/kvshare/rowbatch"
 )
+
+// overlong is a key maker that breaks its contract: its keys are one
+// byte shorter than its KeyLen says.
+type overlong struct{ testkeys.Plain }
+
+func (o overlong) KeyLen(n int) int { return o.Plain.KeyLen(n) + 1 }
 
 func TestAdmissionRefusals(t *testing.T) {
 	type call struct {
 		dir  memdrv.Direction
 		rows func(f *fixture) []contract.Row
 		hint contract.Hint
+		// keys is the batch's key maker: plain when nil, unless noKeys.
+		keys   contract.KeyMaker
+		noKeys bool
 	}
 	one := func(f *fixture) []contract.Row { return []contract.Row{f.row(0, "a")} }
 	tests := []struct {
@@ -32,33 +42,51 @@ func TestAdmissionRefusals(t *testing.T) {
 			want: "no rows", badBatch: true,
 		},
 		{
-			name: "empty key", call: call{dir: memdrv.GetDir, rows: func(f *fixture) []contract.Row {
-				return []contract.Row{f.row(0, "a"), f.row(1, "")}
-			}},
-			want: "row 1: empty key", badBatch: true,
+			name: "no key maker", call: call{dir: memdrv.PutDir, rows: one, noKeys: true},
+			want: "no key maker", badBatch: true,
 		},
 		{
-			name: "repeated key", call: call{dir: memdrv.PutDir, rows: func(f *fixture) []contract.Row {
+			name: "empty name", call: call{dir: memdrv.GetDir, rows: func(f *fixture) []contract.Row {
+				return []contract.Row{f.row(0, "a"), f.row(1, "")}
+			}},
+			want: "row 1: empty name", badBatch: true,
+		},
+		{
+			name: "a name the key maker has no key for", call: call{
+				dir: memdrv.GetDir, keys: testkeys.Plain{MaxName: 3},
+				rows: func(f *fixture) []contract.Row { return []contract.Row{f.row(0, "a"), f.row(1, "long")} },
+			},
+			want: "row 1: the key maker has no key for a name of 4 bytes", badBatch: true,
+		},
+		{
+			name: "repeated name", call: call{dir: memdrv.PutDir, rows: func(f *fixture) []contract.Row {
 				return []contract.Row{f.row(0, "a"), f.row(1, "a")}
 			}},
-			want: `row 1: key "a" repeats row 0`, badBatch: true,
+			want: `row 1 (key "a"): name repeats row 0`, badBatch: true,
+		},
+		{
+			name: "a key maker whose KeyLen is not exact", call: call{
+				dir: memdrv.PutDir, keys: overlong{},
+				rows: func(f *fixture) []contract.Row { return []contract.Row{f.row(0, "a"), f.row(1, "b")} },
+			},
+			want: "row 0: the key maker (memdrv_test.overlong) made a key of 1 bytes for a name of 1 bytes, its KeyLen says 2", badBatch: true,
 		},
 		{
 			name: "span past the region", call: call{dir: memdrv.GetDir, rows: func(f *fixture) []contract.Row {
 				r := f.mem.Region
-				return []contract.Row{{Key: "a", Spans: []contract.Span{{Addr: r.Base + uintptr(r.Len) - 8, Len: 16}}}}
+				return []contract.Row{{Name: []byte("a"), Spans: []contract.Span{{Addr: r.Base + uintptr(r.Len) - 8, Len: 16}}}}
 			}},
 			want: `row 0 (key "a") span 0`, badBatch: true,
 		},
 		{
 			name: "negative-length span", call: call{dir: memdrv.PutDir, rows: func(f *fixture) []contract.Row {
-				return []contract.Row{{Key: "a", Spans: []contract.Span{{Addr: f.mem.Region.Base, Len: -1}}}}
+				return []contract.Row{{Name: []byte("a"), Spans: []contract.Span{{Addr: f.mem.Region.Base, Len: -1}}}}
 			}},
 			want: "length -1", badBatch: true,
 		},
 		{
 			name: "two spans without MultiSpan", call: call{dir: memdrv.PutDir, rows: func(f *fixture) []contract.Row {
-				return []contract.Row{{Key: "a", Spans: []contract.Span{f.mem.Region.Slot(0), f.mem.Region.Slot(1)}}}
+				return []contract.Row{{Name: []byte("a"), Spans: []contract.Span{f.mem.Region.Slot(0), f.mem.Region.Slot(1)}}}
 			}},
 			want: "2 spans", badBatch: true,
 		},
@@ -104,6 +132,12 @@ func TestAdmissionRefusals(t *testing.T) {
 			}
 			called := new(counter)
 			b := batch(tt.call.rows(f)...)
+			switch {
+			case tt.call.noKeys:
+				b.Keys = nil
+			case tt.call.keys != nil:
+				b.Keys = tt.call.keys
+			}
 			var (
 				op  contract.Operation
 				err error

@@ -35,11 +35,11 @@ func BenchmarkRoundTrip(b *testing.B) {
 				key := fmt.Sprint(i)
 				i++
 				put, err := settle(func(f func()) (contract.Operation, error) {
-					return pub.Put(batch(contract.Row{Key: key, Spans: []contract.Span{src.Region.Slot(0)}}), f)
+					return pub.Put(batch(contract.Row{Name: []byte(key), Spans: []contract.Span{src.Region.Slot(0)}}), f)
 				})
 				require.NoError(b, err)
 				get, err := settle(func(f func()) (contract.Operation, error) {
-					return fet.Get(batch(contract.Row{Key: key, Spans: []contract.Span{dst.Region.Slot(0)}}), nil, f)
+					return fet.Get(batch(contract.Row{Name: []byte(key), Spans: []contract.Span{dst.Region.Slot(0)}}), nil, f)
 				})
 				require.NoError(b, err)
 				if put.Rows[0] != contract.Ready || get.Rows[0] != contract.Ready {

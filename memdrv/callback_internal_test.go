@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/memdrv/internal/testkeys"
 )
 
 // Every path that calls onChange calls it with the driver's lock free:
@@ -24,20 +25,20 @@ func TestOnChangeRunsOutsideTheDriversLock(t *testing.T) {
 		start func(t *testing.T, d *Driver, slot contract.Span, onChange func())
 	}{
 		{"a worker settling a row", func(t *testing.T, d *Driver, slot contract.Span, onChange func()) {
-			_, err := d.Put(contract.RowBatch{Rows: []contract.Row{{Key: "k", Spans: []contract.Span{slot}}}}, onChange)
+			_, err := d.Put(oneRow(slot), onChange)
 			require.NoError(t, err)
 		}},
 		{"Cancel ending queued rows", func(t *testing.T, d *Driver, slot contract.Span, onChange func()) {
 			resume := d.Pause()
 			t.Cleanup(resume)
-			op, err := d.Put(contract.RowBatch{Rows: []contract.Row{{Key: "k", Spans: []contract.Span{slot}}}}, onChange)
+			op, err := d.Put(oneRow(slot), onChange)
 			require.NoError(t, err)
 			op.Cancel()
 		}},
 		{"Drain ending queued rows", func(t *testing.T, d *Driver, slot contract.Span, onChange func()) {
 			resume := d.Pause()
 			t.Cleanup(resume)
-			_, err := d.Put(contract.RowBatch{Rows: []contract.Row{{Key: "k", Spans: []contract.Span{slot}}}}, onChange)
+			_, err := d.Put(oneRow(slot), onChange)
 			require.NoError(t, err)
 			go d.Drain(context.Background())
 		}},
@@ -79,4 +80,9 @@ func TestOnChangeRunsOutsideTheDriversLock(t *testing.T) {
 			})
 		})
 	}
+}
+
+// oneRow is a batch of one row named "k" over slot.
+func oneRow(slot contract.Span) contract.RowBatch {
+	return contract.RowBatch{Keys: testkeys.Plain{}, Rows: []contract.Row{{Name: []byte("k"), Spans: []contract.Span{slot}}}}
 }

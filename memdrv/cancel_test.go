@@ -19,12 +19,12 @@ func TestCancelEndsUnstartedRows(t *testing.T) {
 		op, err := f.d.Put(batch(f.row(0, "a"), f.row(1, "b"), f.row(2, "c")), called.inc)
 		require.NoError(t, err)
 		synctest.Wait()
-		assert.Equal(t, contract.OpState{Rows: statuses(contract.Pending, contract.Pending, contract.Pending), Access: contract.Open}, op.Poll())
+		assert.Equal(t, contract.OpState{Rows: statuses(contract.Pending, contract.Pending, contract.Pending), Access: contract.Open}, op.Poll(nil))
 		assert.Zero(t, called.get(), "nothing changed yet")
 
 		op.Cancel()
 		// All three rows end at once, and so does access.
-		assert.Equal(t, contract.OpState{Rows: statuses(contract.Cancelled, contract.Cancelled, contract.Cancelled), Access: contract.Ended}, op.Poll())
+		assert.Equal(t, contract.OpState{Rows: statuses(contract.Cancelled, contract.Cancelled, contract.Cancelled), Access: contract.Ended}, op.Poll(nil))
 		synctest.Wait()
 		assert.Equal(t, int64(1), called.get(), "the callback came, on a driver goroutine")
 
@@ -47,11 +47,11 @@ func TestCancelEndsOnlyUntakenRows(t *testing.T) {
 		require.NoError(t, gate.Held(t.Context()))
 		op.Cancel()
 		synctest.Wait()
-		assert.Equal(t, contract.OpState{Rows: statuses(contract.Pending, contract.Cancelled), Access: contract.Open}, op.Poll(),
+		assert.Equal(t, contract.OpState{Rows: statuses(contract.Pending, contract.Cancelled), Access: contract.Open}, op.Poll(nil),
 			"the taken row runs on")
 		gate.Release()
 		synctest.Wait()
-		assert.Equal(t, contract.OpState{Rows: statuses(contract.Ready, contract.Cancelled), Access: contract.Ended}, op.Poll(),
+		assert.Equal(t, contract.OpState{Rows: statuses(contract.Ready, contract.Cancelled), Access: contract.Ended}, op.Poll(nil),
 			"a completion after the cancel keeps its real verdict")
 		assert.True(t, untouched(f.mem.Slot(1)))
 		f.teardown()
@@ -80,12 +80,12 @@ func TestCompleteAfterCancel(t *testing.T) {
 				synctest.Wait()
 				if !tt.complete {
 					// The row left the gate without the gate's release.
-					assert.Equal(t, contract.OpState{Rows: statuses(contract.Cancelled), Access: contract.Ended}, op.Poll())
+					assert.Equal(t, contract.OpState{Rows: statuses(contract.Cancelled), Access: contract.Ended}, op.Poll(nil))
 					assert.True(t, untouched(f.mem.Slot(0)))
 				}
 				gate.Release()
 				synctest.Wait()
-				assert.Equal(t, contract.OpState{Rows: statuses(tt.want), Access: contract.Ended}, op.Poll())
+				assert.Equal(t, contract.OpState{Rows: statuses(tt.want), Access: contract.Ended}, op.Poll(nil))
 				assert.Equal(t, tt.want == contract.Ready, !untouched(f.mem.Slot(0)))
 				f.teardown()
 			})
@@ -102,10 +102,10 @@ func TestNoCancelIgnoresCancel(t *testing.T) {
 		op := f.put(f.row(0, "a"))
 		op.Cancel()
 		synctest.Wait()
-		assert.Equal(t, statuses(contract.Pending), op.Poll().Rows)
+		assert.Equal(t, statuses(contract.Pending), op.Poll(nil).Rows)
 		resume()
 		synctest.Wait()
-		assert.Equal(t, contract.OpState{Rows: statuses(contract.Ready), Access: contract.Ended}, op.Poll())
+		assert.Equal(t, contract.OpState{Rows: statuses(contract.Ready), Access: contract.Ended}, op.Poll(nil))
 		f.teardown()
 	})
 }
@@ -118,10 +118,10 @@ func TestPauseNestsAndResumeIsIdempotent(t *testing.T) {
 		r1()
 		r1() // idempotent: does not undo the second pause
 		synctest.Wait()
-		assert.Equal(t, statuses(contract.Pending), op.Poll().Rows)
+		assert.Equal(t, statuses(contract.Pending), op.Poll(nil).Rows)
 		r2()
 		synctest.Wait()
-		assert.Equal(t, statuses(contract.Ready), op.Poll().Rows)
+		assert.Equal(t, statuses(contract.Ready), op.Poll(nil).Rows)
 		f.teardown()
 	})
 }
@@ -138,12 +138,12 @@ func TestPauseStopsABusyWorker(t *testing.T) {
 		second := f.put(f.row(1, "b"))
 		gate.Release()
 		synctest.Wait()
-		assert.Equal(t, statuses(contract.Ready), first.Poll().Rows)
-		assert.Equal(t, contract.OpState{Rows: statuses(contract.Pending), Access: contract.Open}, second.Poll(),
+		assert.Equal(t, statuses(contract.Ready), first.Poll(nil).Rows)
+		assert.Equal(t, contract.OpState{Rows: statuses(contract.Pending), Access: contract.Open}, second.Poll(nil),
 			"the worker took no row while paused")
 		resume()
 		synctest.Wait()
-		assert.Equal(t, statuses(contract.Ready), second.Poll().Rows)
+		assert.Equal(t, statuses(contract.Ready), second.Poll(nil).Rows)
 		f.teardown()
 	})
 }

@@ -37,13 +37,13 @@ func TestConcurrentEndpoints(t *testing.T) {
 					want[i] = byte(c*31 + r*7 + i)
 				}
 				put, err := settle(func(f func()) (contract.Operation, error) {
-					return pub.Put(batch(contract.Row{Key: key, Spans: []contract.Span{src.Region.Slot(c)}}), f)
+					return pub.Put(batch(contract.Row{Name: []byte(key), Spans: []contract.Span{src.Region.Slot(c)}}), f)
 				})
 				if !assert.NoError(t, err) || !assert.Equal(t, statuses(contract.Ready), put.Rows, key) {
 					return
 				}
 				get, err := settle(func(f func()) (contract.Operation, error) {
-					return fet.Get(batch(contract.Row{Key: key, Spans: []contract.Span{dst.Region.Slot(c)}}), nil, f)
+					return fet.Get(batch(contract.Row{Name: []byte(key), Spans: []contract.Span{dst.Region.Slot(c)}}), nil, f)
 				})
 				if !assert.NoError(t, err) || !assert.Equal(t, statuses(contract.Ready), get.Rows, key) {
 					return
@@ -89,7 +89,7 @@ func TestGetsNeverSeeAPartObject(t *testing.T) {
 		defer close(done)
 		for r := range rounds {
 			st, err := settle(func(f func()) (contract.Operation, error) {
-				return pub.Put(batch(contract.Row{Key: "k", Spans: []contract.Span{src.Region.Slot(r % versions)}}), f)
+				return pub.Put(batch(contract.Row{Name: []byte("k"), Spans: []contract.Span{src.Region.Slot(r % versions)}}), f)
 			})
 			if !assert.NoError(t, err) || !assert.Equal(t, statuses(contract.Ready), st.Rows, "put %d", r) {
 				return
@@ -111,7 +111,7 @@ func TestGetsNeverSeeAPartObject(t *testing.T) {
 					slot[i] = fillByte
 				}
 				st, err := settle(func(f func()) (contract.Operation, error) {
-					return fet.Get(batch(contract.Row{Key: "k", Spans: []contract.Span{dst.Region.Slot(g)}}), nil, f)
+					return fet.Get(batch(contract.Row{Name: []byte("k"), Spans: []contract.Span{dst.Region.Slot(g)}}), nil, f)
 				})
 				if !assert.NoError(t, err) {
 					return

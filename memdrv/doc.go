@@ -13,7 +13,8 @@
 //   - [Store]: complete objects by key, shared by any number of drivers,
 //     so two endpoints in one process see the same objects.
 //   - [Driver]: a [contract.Driver] over a Store; [TogetherDriver] adds
-//     [contract.RegionsTogether].
+//     [contract.RegionsTogether]. Each row is stored under the key the
+//     batch's key maker builds from the row's name.
 //   - The scenario hooks, methods of *Driver: a row held at the store call
 //     ([Driver.Hold]), a crash in the store call ([Driver.Crash]), a read
 //     that fails ([Driver.FailReads]), a get whose access can never be
@@ -30,10 +31,15 @@
 // Every driver rule of package contract. In particular:
 //
 //   - Admission is all or nothing. Put and Get check the driver's state,
-//     the direction, the hint, the row cap and the batch's extents
-//     ([rowbatch.Check] against the live registrations) and either fail
-//     with an error wrapping [contract.ErrDriverRejected], having recorded
-//     nothing, or admit. After admission every failure is a row status.
+//     the direction, the hint, the row cap, the batch's names, key maker
+//     and extents ([rowbatch.Check] against the live registrations) and
+//     that every key has the length the key maker's KeyLen promised, and
+//     either fail with an error wrapping [contract.ErrDriverRejected],
+//     having recorded nothing, or admit. After admission every failure is
+//     a row status.
+//   - Poll appends the rows' statuses to the caller's dst[:0], under the
+//     driver's lock, and allocates nothing once dst has room; the
+//     statuses are the caller's, and the driver never keeps dst.
 //   - Verdicts. A put never overwrites: a key holding a complete object is
 //     Ready (the first object stays); a key being written is NotReady; a
 //     put of a key another put of this driver is writing now is NotReady
@@ -71,6 +77,29 @@
 //
 // Where the design was silent, memdrv decided:
 //
+//   - Keys are built once, at admission: every row's key, with the
+//     batch's key maker ([contract.RowBatch.AppendKey]), into one buffer
+//     sized for the batch (one allocation per operation, and one for the
+//     key strings over it, which memdrv uses from then on: the store's
+//     map, the set of keys being written, the hooks). The names are not
+//     kept, though the contract lends them until access ends. A key
+//     string the store keeps for a new entry is a copy, so no stored
+//     object pins an operation's buffer. A key maker whose AppendKey
+//     makes a key of another length than KeyLen said is refused at
+//     admission (the error wraps [rowbatch.ErrBadBatch]). The scenario
+//     hooks ([Driver.FailReads], [Driver.UnprovableGets], [RowEnd].Key,
+//     and the [Store]'s methods) speak of keys, never names: a test
+//     addresses a row's object by the key its key maker makes.
+//   - Admission keeps its scratch: a [rowbatch.Checker] and the list of
+//     live regions (relisted when a handle is issued or revoked; a fresh
+//     list each time, so [Driver.Regions] returns a copy). Both are used
+//     under the driver's lock.
+//   - The batch itself (its rows' spans) is kept until access ends, as
+//     the contract allows: workers read the spans, and Unregister reads
+//     them to find a busy region. An operation whose access is
+//     Unprovable keeps it for good, since its access never ends.
+//   - [Direction] is [contract.Direction], under memdrv's names
+//     ([PutDir], [GetDir]) for the hooks' callers.
 //   - Workers. memdrv does not import the scheduler module: it runs its
 //     own small worker set, one FIFO queue of rows taken by at most
 //     [Options.Workers] goroutines (2 by default; 1 gives a strict FIFO

@@ -25,7 +25,7 @@ func TestDrainCancelsQueuedRows(t *testing.T) {
 				require.NoError(t, err)
 
 				require.True(t, f.d.Drain(context.Background()))
-				assert.Equal(t, contract.OpState{Rows: statuses(contract.Cancelled, contract.Cancelled), Access: contract.Ended}, op.Poll())
+				assert.Equal(t, contract.OpState{Rows: statuses(contract.Cancelled, contract.Cancelled), Access: contract.Ended}, op.Poll(nil))
 				assert.Equal(t, int64(1), called.get(), "Drain returned after the callback")
 
 				_, err = f.d.Put(batch(f.row(2, "c")), nil)
@@ -57,7 +57,7 @@ func TestDrainWaitsForAHeldRow(t *testing.T) {
 
 		gate.Release()
 		assert.True(t, f.d.Drain(context.Background()))
-		assert.Equal(t, contract.OpState{Rows: statuses(contract.Ready), Access: contract.Ended}, op.Poll())
+		assert.Equal(t, contract.OpState{Rows: statuses(contract.Ready), Access: contract.Ended}, op.Poll(nil))
 		require.NoError(t, f.d.Unregister(f.reg))
 		require.NoError(t, f.d.Close())
 	})
@@ -79,7 +79,7 @@ func TestDrainWaitsForTheLastCallback(t *testing.T) {
 		<-entered
 		// The row is final, access ended, but the worker is still inside
 		// the callback: Drain must not say true yet.
-		assert.Equal(t, contract.OpState{Rows: statuses(contract.Ready), Access: contract.Ended}, op.Poll())
+		assert.Equal(t, contract.OpState{Rows: statuses(contract.Ready), Access: contract.Ended}, op.Poll(nil))
 		assert.Zero(t, f.d.Live())
 		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
 		defer cancel()
@@ -103,7 +103,7 @@ func TestDrainWithAnUnprovableGet(t *testing.T) {
 		f.d.UnprovableGets("k")
 		op := f.get(f.row(4, "k"))
 		synctest.Wait()
-		assert.Equal(t, contract.OpState{Rows: statuses(contract.Fault), Access: contract.Unprovable}, op.Poll())
+		assert.Equal(t, contract.OpState{Rows: statuses(contract.Fault), Access: contract.Unprovable}, op.Poll(nil))
 		assert.Equal(t, 1, f.d.Unprovable())
 		assert.Zero(t, f.d.Live())
 
@@ -116,7 +116,7 @@ func TestDrainWithAnUnprovableGet(t *testing.T) {
 		assert.Contains(t, err.Error(), `key "k"`)
 		assert.Len(t, f.d.Regions(), 1, "the region stays registered for good")
 		assert.ErrorIs(t, f.d.Close(), contract.ErrDriverRejected)
-		assert.Equal(t, contract.Unprovable, op.Poll().Access, "terminal")
+		assert.Equal(t, contract.Unprovable, op.Poll(nil).Access, "terminal")
 		err = f.mem.Free()
 		require.ErrorIs(t, err, memdrv.ErrMemoryLent, "the pinned memory is kept")
 		assert.Equal(t, byte(fillByte), f.mem.Slot(4)[0], "and still mapped")
@@ -166,7 +166,7 @@ func TestUnregisterWhileBusy(t *testing.T) {
 
 				gate.Release()
 				synctest.Wait()
-				assert.Equal(t, contract.Ended, op.Poll().Access)
+				assert.Equal(t, contract.Ended, op.Poll(nil).Access)
 				assert.NoError(t, f.d.Unregister(f.reg))
 				require.True(t, f.d.Drain(context.Background()))
 				require.NoError(t, f.d.Close())

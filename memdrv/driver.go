@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 
 	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/rowbatch"
 )
 
 // ErrRegionBusy is wrapped, next to [contract.ErrDriverRejected], by an
@@ -36,6 +38,10 @@ type Driver struct {
 
 	mu      sync.Mutex
 	regions map[contract.Registration]*registration
+	// live is every region of regions, for admission: relisted when a
+	// handle is issued or revoked, never modified in place.
+	live    []contract.SlotRegion
+	check   rowbatch.Checker      // admission's scratch, used under mu
 	lastReg contract.Registration // the last handle issued; handles only grow
 	queue   []task                // rows no worker took yet, FIFO from head
 	head    int
@@ -148,6 +154,7 @@ func (d *Driver) usableLocked(verb string) error {
 func (d *Driver) registerLocked(batch bool, rs ...contract.SlotRegion) contract.Registration {
 	d.lastReg++
 	d.regions[d.lastReg] = &registration{regions: rs, batch: batch, lent: lend(rs)}
+	d.relistLocked()
 	return d.lastReg
 }
 
@@ -192,9 +199,10 @@ func (d *Driver) unregister(verb string, reg contract.Registration, batch bool) 
 	}
 	if op, i, row := d.coveringLocked(r.regions); op != nil {
 		return fmt.Errorf("%w: %w: %s: registration %d: a %s operation with access %v has row %d (key %q) in region %d",
-			contract.ErrDriverRejected, ErrRegionBusy, verb, reg, op.dir, op.access, row, op.batch.Rows[row].Key, i)
+			contract.ErrDriverRejected, ErrRegionBusy, verb, reg, op.dir, op.access, row, op.keys[row], i)
 	}
 	delete(d.regions, reg)
+	d.relistLocked()
 	giveBack(r.lent)
 	return nil
 }
@@ -218,13 +226,20 @@ func (d *Driver) coveringLocked(rs []contract.SlotRegion) (*operation, int, int)
 	return nil, 0, -1
 }
 
-// liveLocked returns every registered region.
-func (d *Driver) liveLocked() []contract.SlotRegion {
+// relistLocked rebuilds d.live from the registrations, in a fresh
+// slice: a copy handed out earlier (see [Driver.Regions]) stays as it
+// was.
+func (d *Driver) relistLocked() {
 	var live []contract.SlotRegion
 	for _, r := range d.regions {
 		live = append(live, r.regions...)
 	}
-	return live
+	d.live = live
+}
+
+// liveLocked returns a copy of every registered region, nil for none.
+func (d *Driver) liveLocked() []contract.SlotRegion {
+	return slices.Clone(d.live)
 }
 
 // Close releases the driver. It is allowed only after a Drain that

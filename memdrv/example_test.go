@@ -7,11 +7,14 @@ import (
 	"fmt"
 
 	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/keys"
 	"github.com/kvshare/kvshare/memdrv"
 )
 
 // settle runs one driver call and waits, through its callback, until its
-// access leaves Open.
+// access leaves Open. It polls into one buffer of its own, which Poll
+// fills anew each time (the statuses are the caller's; the driver never
+// keeps them).
 func settle(start func(onChange func()) (contract.Operation, error)) (contract.OpState, error) {
 	changed := make(chan struct{}, 1)
 	op, err := start(func() {
@@ -23,17 +26,26 @@ func settle(start func(onChange func()) (contract.Operation, error)) (contract.O
 	if err != nil {
 		return contract.OpState{}, err
 	}
+	var rows []contract.RowStatus
 	for {
-		if st := op.Poll(); st.Access != contract.Open {
+		st := op.Poll(rows)
+		if st.Access != contract.Open {
 			return st, nil
 		}
+		rows = st.Rows
 		<-changed
 	}
 }
 
 // Two endpoints in one process share a store: a block put from one
-// lender's slot is fetched into another lender's slot.
+// lender's slot is fetched into another lender's slot. Each row carries
+// a name; the driver stores it under the key the batch's key maker (a
+// keys.Stem here, as the binding passes) builds from that name.
 func Example() {
+	stem, err := keys.NewStem("demo")
+	if err != nil {
+		panic(err)
+	}
 	store := memdrv.NewStore()
 	publisher := memdrv.New(store, memdrv.Options{})
 	fetcher := memdrv.New(store, memdrv.Options{})
@@ -59,15 +71,15 @@ func Example() {
 
 	copy(src.Slot(2), "the KV block of layer 0, page 7")
 	put, err := settle(func(onChange func()) (contract.Operation, error) {
-		row := contract.Row{Key: "block-7", Spans: []contract.Span{src.Region.Slot(2)}}
-		return publisher.Put(contract.RowBatch{Rows: []contract.Row{row}}, onChange)
+		row := contract.Row{Name: []byte("block-7"), Spans: []contract.Span{src.Region.Slot(2)}}
+		return publisher.Put(contract.RowBatch{Keys: stem, Rows: []contract.Row{row}}, onChange)
 	})
 	if err != nil {
 		panic(err)
 	}
 	get, err := settle(func(onChange func()) (contract.Operation, error) {
-		row := contract.Row{Key: "block-7", Spans: []contract.Span{dst.Region.Slot(0)}}
-		return fetcher.Get(contract.RowBatch{Rows: []contract.Row{row}}, nil, onChange)
+		row := contract.Row{Name: []byte("block-7"), Spans: []contract.Span{dst.Region.Slot(0)}}
+		return fetcher.Get(contract.RowBatch{Keys: stem, Rows: []contract.Row{row}}, nil, onChange)
 	})
 	if err != nil {
 		panic(err)
@@ -75,6 +87,12 @@ func Example() {
 	fmt.Println("put:", put.Rows[0], put.Access)
 	fmt.Println("get:", get.Rows[0], get.Access)
 	fmt.Println("bytes equal:", bytes.Equal(src.Slot(2), dst.Slot(0)))
+	key, err := stem.Key([]byte("block-7"))
+	if err != nil {
+		panic(err)
+	}
+	_, stored := store.Object(key)
+	fmt.Printf("stored under %s: %v\n", key, stored)
 
 	// The owner's cleanup order: drain, revoke, close; then free.
 	ctx := context.Background()
@@ -84,6 +102,7 @@ func Example() {
 	// put: ready ended
 	// get: ready ended
 	// bytes equal: true
+	// stored under demo/v1/626c6f636b2d37: true
 	// drained: true true
 	// closed: <nil> <nil> <nil> <nil>
 }
@@ -91,6 +110,14 @@ func Example() {
 // A key another writer is still writing is NotReady both ways; once the
 // writer finishes, a get is Ready and a put keeps the first object.
 func ExampleStore_BeginWrite() {
+	stem, err := keys.NewStem("demo")
+	if err != nil {
+		panic(err)
+	}
+	key, err := stem.Key([]byte("k"))
+	if err != nil {
+		panic(err)
+	}
 	store := memdrv.NewStore()
 	d := memdrv.New(store, memdrv.Options{})
 	mem, err := memdrv.Alloc(8, 2, contract.Host)
@@ -102,7 +129,7 @@ func ExampleStore_BeginWrite() {
 		panic(err)
 	}
 	row := func(slot int) contract.RowBatch {
-		return contract.RowBatch{Rows: []contract.Row{{Key: "k", Spans: []contract.Span{mem.Region.Slot(slot)}}}}
+		return contract.RowBatch{Keys: stem, Rows: []contract.Row{{Name: []byte("k"), Spans: []contract.Span{mem.Region.Slot(slot)}}}}
 	}
 	put := func() contract.RowStatus {
 		st, err := settle(func(f func()) (contract.Operation, error) { return d.Put(row(0), f) })
@@ -120,7 +147,7 @@ func ExampleStore_BeginWrite() {
 	}
 
 	copy(mem.Slot(0), "mine....")
-	finish := store.BeginWrite("k")
+	finish := store.BeginWrite(key)
 	fmt.Println("while written:", put(), get())
 	finish([]byte("theirs.."))
 	fmt.Println("once whole:", put(), get(), string(mem.Slot(1)))

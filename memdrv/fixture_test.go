@@ -12,6 +12,7 @@ import (
 
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/memdrv"
+	"github.com/kvshare/kvshare/memdrv/internal/testkeys"
 )
 
 // quiet is a logger for drivers whose tests provoke logged panics.
@@ -100,12 +101,18 @@ func paint(t *testing.T, sb int64, n int, kind contract.MemoryKind) *memdrv.Memo
 	return mem
 }
 
-// row is a row of one whole slot of the fixture's region.
-func (f *fixture) row(slot int, key string) contract.Row {
-	return contract.Row{Key: key, Spans: []contract.Span{f.mem.Region.Slot(slot)}}
+// row is a row named name of one whole slot of the fixture's region.
+// Under [plain] its store key is the name itself, so a test stages and
+// reads the object of f.row(slot, "k") under the key "k".
+func (f *fixture) row(slot int, name string) contract.Row {
+	return contract.Row{Name: []byte(name), Spans: []contract.Span{f.mem.Region.Slot(slot)}}
 }
 
-func batch(rows ...contract.Row) contract.RowBatch { return contract.RowBatch{Rows: rows} }
+// plain is the tests' key maker: a row's key is its name, as it is.
+var plain = testkeys.Plain{}
+
+// batch is a batch of rows under the key maker plain.
+func batch(rows ...contract.Row) contract.RowBatch { return contract.RowBatch{Keys: plain, Rows: rows} }
 
 // write fills slot with a pattern derived from seed, and returns it.
 func (f *fixture) write(slot int, seed byte) []byte {

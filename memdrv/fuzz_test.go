@@ -30,10 +30,10 @@ func FuzzGetStaysInsideItsSlot(f *testing.F) {
 			d := memdrv.New(s, memdrv.Options{Logger: quiet})
 			mem, reg := register(t, d, sb, 3)
 			s.Set("k", obj)
-			op, err := d.Get(batch(contract.Row{Key: "k", Spans: []contract.Span{mem.Region.Slot(1)}}), nil, nil)
+			op, err := d.Get(batch(contract.Row{Name: []byte("k"), Spans: []contract.Span{mem.Region.Slot(1)}}), nil, nil)
 			require.NoError(t, err)
 			synctest.Wait()
-			st := op.Poll()
+			st := op.Poll(nil)
 			slot := mem.Slot(1)
 			switch n := int64(len(obj)); {
 			case n == sb:

@@ -4,6 +4,7 @@ go 1.26
 
 require (
 	github.com/kvshare/kvshare/contract v0.0.0
+	github.com/kvshare/kvshare/keys v0.0.0
 	github.com/kvshare/kvshare/rowbatch v0.0.0
 	github.com/stretchr/testify v1.12.1
 )
@@ -12,5 +13,6 @@ require go.yaml.in/yaml/v3 v3.0.5 // indirect
 
 replace (
 	github.com/kvshare/kvshare/contract => ../contract
+	github.com/kvshare/kvshare/keys => ../keys
 	github.com/kvshare/kvshare/rowbatch => ../rowbatch
 )

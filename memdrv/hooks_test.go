@@ -30,7 +30,7 @@ func TestCrash(t *testing.T) {
 				rows := []contract.Row{f.row(0, "stored-a"), f.row(1, "stored-b"), f.row(2, "stored-c")}
 				var op contract.Operation
 				if dir == memdrv.PutDir {
-					rows[0].Key, rows[1].Key, rows[2].Key = "a", "b", "c"
+					rows[0].Name, rows[1].Name, rows[2].Name = []byte("a"), []byte("b"), []byte("c")
 					op = f.put(rows...)
 				} else {
 					op = f.get(rows...)
@@ -38,7 +38,7 @@ func TestCrash(t *testing.T) {
 				synctest.Wait()
 				// One worker: the first row crashed, the other two were
 				// never taken and end Fault with it.
-				assert.Equal(t, contract.OpState{Rows: statuses(contract.Fault, contract.Fault, contract.Fault), Access: contract.Ended}, op.Poll())
+				assert.Equal(t, contract.OpState{Rows: statuses(contract.Fault, contract.Fault, contract.Fault), Access: contract.Ended}, op.Poll(nil))
 				assert.Equal(t, 3, f.store.Len(), "no put stored anything")
 				assert.True(t, untouched(f.mem.Bytes), "no get wrote anything")
 				assert.Equal(t, 1, strings.Count(logs.String(), "staged crash"),
@@ -53,7 +53,7 @@ func TestCrash(t *testing.T) {
 					other = f.put(f.row(3, "x"))
 				}
 				synctest.Wait()
-				assert.Equal(t, statuses(contract.Ready), other.Poll().Rows)
+				assert.Equal(t, statuses(contract.Ready), other.Poll(nil).Rows)
 				f.teardown()
 			})
 		})
@@ -96,15 +96,15 @@ func TestAHeldRowDelaysNoOther(t *testing.T) {
 		free := f.get(f.row(1, "free"))
 		put := f.put(f.row(2, "p"))
 		synctest.Wait()
-		assert.Equal(t, statuses(contract.Ready), free.Poll().Rows)
-		assert.Equal(t, statuses(contract.Ready), put.Poll().Rows)
-		assert.Equal(t, contract.OpState{Rows: statuses(contract.Pending), Access: contract.Open}, held.Poll())
+		assert.Equal(t, statuses(contract.Ready), free.Poll(nil).Rows)
+		assert.Equal(t, statuses(contract.Ready), put.Poll(nil).Rows)
+		assert.Equal(t, contract.OpState{Rows: statuses(contract.Pending), Access: contract.Open}, held.Poll(nil))
 		assert.Equal(t, 1, f.d.Live())
 
 		first.Release()
 		first.Release() // idempotent
 		synctest.Wait()
-		assert.Equal(t, statuses(contract.Ready), held.Poll().Rows)
+		assert.Equal(t, statuses(contract.Ready), held.Poll(nil).Rows)
 		f.teardown()
 	})
 }
@@ -134,7 +134,7 @@ func TestOnChangeMayCallTheDriver(t *testing.T) {
 		ready := make(chan struct{})
 		onChange := func() {
 			<-ready
-			st := op.Poll() // would deadlock if called under the driver's lock
+			st := op.Poll(nil) // would deadlock if called under the driver's lock
 			_ = f.d.Live()
 			mu.Lock()
 			seen = append(seen, st)
@@ -162,7 +162,7 @@ func TestOnChangePanicIsContained(t *testing.T) {
 		op, err := f.d.Put(batch(f.row(0, "a")), func() { panic("callback bug") })
 		require.NoError(t, err)
 		synctest.Wait()
-		assert.Equal(t, contract.OpState{Rows: statuses(contract.Ready), Access: contract.Ended}, op.Poll())
+		assert.Equal(t, contract.OpState{Rows: statuses(contract.Ready), Access: contract.Ended}, op.Poll(nil))
 		assert.Contains(t, logs.String(), "callback bug")
 		f.teardown()
 	})

@@ -226,7 +226,7 @@ func TestFreeRefusesTheMemoryOfABusyRegion(t *testing.T) {
 		assert.Contains(t, err.Error(), "1 memdrv registrations still cover it")
 		gate.Release()
 		synctest.Wait()
-		require.Equal(t, contract.Ended, op.Poll().Access)
+		require.Equal(t, contract.Ended, op.Poll(nil).Access)
 		f.teardown() // the fixture's cleanup then frees the memory
 	})
 }

@@ -5,11 +5,15 @@ import (
 )
 
 // operation is one admitted Put or Get. Its state is guarded by the
-// driver's lock; its batch, direction and callback never change.
+// driver's lock; its batch, keys, direction and callback never change.
+// Workers read only the rows' spans from the batch (the caller's, kept
+// until access ends, as the contract allows); each row's key is in keys,
+// built at admission (see rowKeys).
 type operation struct {
 	d        *Driver
 	dir      Direction
 	batch    contract.RowBatch
+	keys     []string // the store key of each row
 	onChange func()
 
 	rows       []contract.RowStatus
@@ -20,11 +24,12 @@ type operation struct {
 	cancelled  chan struct{} // closed by the first Cancel
 }
 
-func newOperation(d *Driver, dir Direction, b contract.RowBatch, onChange func()) *operation {
+func newOperation(d *Driver, dir Direction, b contract.RowBatch, keys []string, onChange func()) *operation {
 	return &operation{
 		d:         d,
 		dir:       dir,
 		batch:     b,
+		keys:      keys,
 		onChange:  onChange,
 		rows:      make([]contract.RowStatus, len(b.Rows)),
 		taken:     make([]bool, len(b.Rows)),
@@ -33,13 +38,15 @@ func newOperation(d *Driver, dir Direction, b contract.RowBatch, onChange func()
 	}
 }
 
-// Poll returns one status per row, in batch order, and the access state:
-// a fresh snapshot. Row results are recorded before access leaves Open,
-// in the same step as the last of them.
-func (op *operation) Poll() contract.OpState {
+// Poll appends one status per row, in batch order, to dst[:0] and
+// returns them with the access state, all read in one step under the
+// driver's lock: it allocates only when dst is too short, and never
+// keeps dst. Row results are recorded before access leaves Open, in the
+// same step as the last of them.
+func (op *operation) Poll(dst []contract.RowStatus) contract.OpState {
 	op.d.mu.Lock()
 	defer op.d.mu.Unlock()
-	return contract.OpState{Rows: append([]contract.RowStatus(nil), op.rows...), Access: op.access}
+	return contract.OpState{Rows: append(dst[:0], op.rows...), Access: op.access}
 }
 
 // Cancel ends Cancelled every row no worker took, when the driver

@@ -1,7 +1,6 @@
 package memdrv
 
 import (
-	"fmt"
 	"log/slog"
 
 	"github.com/kvshare/kvshare/contract"
@@ -52,31 +51,21 @@ func (o Options) capabilities() contract.Capabilities {
 }
 
 // Direction is the direction of a row: a put (slot to store) or a get
-// (store to slot).
-type Direction uint8
+// (store to slot). It is [contract.Direction], kept under memdrv's name
+// so that callers of the scenario hooks need not change.
+type Direction = contract.Direction
 
 const (
 	// PutDir is a put: the slot is read and the store written.
-	PutDir Direction = iota + 1
+	PutDir = contract.PutDir
 	// GetDir is a get: the store is read and the slot written.
-	GetDir
+	GetDir = contract.GetDir
 )
-
-// String returns "put", "get" or "Direction(n)".
-func (d Direction) String() string {
-	switch d {
-	case PutDir:
-		return "put"
-	case GetDir:
-		return "get"
-	}
-	return fmt.Sprintf("Direction(%d)", uint8(d))
-}
 
 // mustBeValid panics on a direction that is neither PutDir nor GetDir: a
 // scenario hook given one is a bug in the test that called it.
-func (d Direction) mustBeValid() {
-	if d != PutDir && d != GetDir {
+func mustBeValid(d Direction) {
+	if !d.Valid() {
 		panic("memdrv: " + d.String() + " is not a direction")
 	}
 }

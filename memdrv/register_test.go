@@ -87,6 +87,21 @@ func TestRegisterDeviceMemory(t *testing.T) {
 	require.NoError(t, d.Unregister(reg))
 }
 
+// Regions returns a copy: changing it changes neither what the driver
+// reports nor what it admits.
+func TestRegionsIsACopy(t *testing.T) {
+	d := memdrv.New(memdrv.NewStore(), memdrv.Options{})
+	m, _ := register(t, d, 64, 2)
+	rs := d.Regions()
+	require.Equal(t, []contract.SlotRegion{m.Region}, rs)
+	rs[0] = contract.SlotRegion{}
+	assert.Equal(t, []contract.SlotRegion{m.Region}, d.Regions())
+	op, err := d.Get(batch(contract.Row{Name: []byte("k"), Spans: []contract.Span{m.Region.Slot(1)}}), nil, nil)
+	require.NoError(t, err, "the region is still live for admission")
+	assert.NotNil(t, op)
+	require.True(t, d.Drain(t.Context()))
+}
+
 func TestFailNextRegister(t *testing.T) {
 	cause := errors.New("transport down")
 	tests := []struct {

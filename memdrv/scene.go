@@ -47,7 +47,7 @@ func (d *Driver) sceneFor(dir Direction, key string) sceneRow {
 // replaces the gate for rows taken after it. It panics if dir is not
 // PutDir or GetDir.
 func (d *Driver) Hold(dir Direction) *Gate {
-	dir.mustBeValid()
+	mustBeValid(dir)
 	g := &Gate{d: d, dir: dir, arrived: make(chan struct{}), released: make(chan struct{})}
 	d.mu.Lock()
 	d.scene.gates[dir] = g
@@ -61,16 +61,18 @@ func (d *Driver) Hold(dir Direction) *Gate {
 // rows other workers run are final. It panics if dir is not PutDir or
 // GetDir.
 func (d *Driver) Crash(dir Direction) {
-	dir.mustBeValid()
+	mustBeValid(dir)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.scene.crash[dir] = true
 }
 
-// FailReads makes every later get of these keys fail while reading: the
-// row ends Fault and, when the object would fit, the first half of it
-// lands in the head of the slot (a Fault's slot is undefined). Gets of
-// keys absent or being written still end Miss or NotReady.
+// FailReads makes every later get of these keys (store keys, as the
+// batch's key maker builds them from the rows' names) fail while
+// reading: the row ends Fault and, when the object would fit, the first
+// half of it lands in the head of the slot (a Fault's slot is
+// undefined). Gets of keys absent or being written still end Miss or
+// NotReady.
 func (d *Driver) FailReads(keys ...string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -146,7 +148,7 @@ func (d *Driver) Unprovable() int {
 
 // Admitted returns the number of operations admitted in dir so far.
 func (d *Driver) Admitted(dir Direction) int {
-	dir.mustBeValid()
+	mustBeValid(dir)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.scene.admitted[dir]
@@ -183,7 +185,9 @@ func (d *Driver) FailNextRegister(err error) {
 // RowEnd is what a worker knows about a row when its store call ended,
 // before its verdict is recorded (see [Driver.OnRowEnd]).
 type RowEnd struct {
-	Dir   Direction
+	Dir Direction
+	// Key is the row's store key, built at admission by the batch's key
+	// maker; it is the driver's, immutable, and may be kept.
 	Key   string
 	Spans []contract.Span
 	// Object is, for a get, the complete object the store held under

@@ -1,6 +1,7 @@
 package memdrv
 
 import (
+	"strings"
 	"sync"
 
 	"github.com/kvshare/kvshare/contract"
@@ -73,7 +74,7 @@ func (s *Store) Set(key string, data []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.dropLocked(key)
-	s.entries[key] = &entry{data: clone(data)}
+	s.entries[strings.Clone(key)] = &entry{data: clone(data)}
 	s.used += int64(len(data))
 }
 
@@ -127,8 +128,8 @@ func (s *Store) BeginWrite(key string) (finish func(data []byte)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.dropLocked(key)
-	w := &write{key: key}
-	s.entries[key] = &entry{w: w}
+	w := &write{key: strings.Clone(key)}
+	s.entries[w.key] = &entry{w: w}
 	return func(data []byte) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -136,12 +137,12 @@ func (s *Store) BeginWrite(key string) (finish func(data []byte)) {
 			return
 		}
 		w.done = true
-		e, ok := s.entries[key]
+		e, ok := s.entries[w.key]
 		if !ok || e.w != w {
 			return
 		}
 		if data == nil {
-			delete(s.entries, key)
+			delete(s.entries, w.key)
 			return
 		}
 		e.data, e.w = clone(data), nil
@@ -159,7 +160,9 @@ func (s *Store) dropLocked(key string) {
 	}
 }
 
-// reserve starts a driver's put of size bytes under key. It returns the
+// reserve starts a driver's put of size bytes under key. The new entry
+// keeps a copy of key (a driver's keys are strings over one buffer per
+// operation, which a stored object must not pin). It returns the
 // write to finish, or nil and the row's verdict when the put ends here:
 // Ready when a complete object stands behind the key already (the first
 // one stays), NotReady when another write of it is under way, Declined
@@ -176,7 +179,7 @@ func (s *Store) reserve(key string, size int64) (*write, contract.RowStatus) {
 	if s.full || s.capacity > 0 && s.used+s.reserved+size > s.capacity {
 		return nil, contract.Declined
 	}
-	w := &write{key: key, size: size}
+	w := &write{key: strings.Clone(key), size: size}
 	s.entries[w.key] = &entry{w: w}
 	s.reserved += size
 	return w, contract.Pending

@@ -2,6 +2,7 @@ package memdrv
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -58,6 +59,29 @@ func TestStoreReserveCommitAbandon(t *testing.T) {
 			assert.Equal(t, tt.want, got)
 			assert.Equal(t, int64(len(tt.want)), s.Bytes(), "used bytes")
 			assert.Zero(t, s.reserved, "the reservation was released")
+		})
+	}
+}
+
+// A new entry keeps its own copy of the key: a driver's keys are strings
+// over one buffer per operation, and a stored object must neither pin
+// that buffer nor change when its bytes do. (A key string over a buffer
+// written later breaks Go's rules; here it shows whether the store
+// copied.)
+func TestStoreKeepsItsOwnKeys(t *testing.T) {
+	for name, stage := range map[string]func(s *Store, key string){
+		"reserve":    func(s *Store, key string) { _, _ = s.reserve(key, 1) },
+		"Set":        func(s *Store, key string) { s.Set(key, []byte("x")) },
+		"BeginWrite": func(s *Store, key string) { s.BeginWrite(key) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := NewStore()
+			buf := []byte("ns/abc")
+			stage(s, unsafe.String(unsafe.SliceData(buf), len(buf)))
+			copy(buf, "XXXXXX")
+			_, ok := s.entries["ns/abc"]
+			assert.True(t, ok, "the entry is found under the key as it was given")
+			assert.Len(t, s.entries, 1)
 		})
 	}
 }

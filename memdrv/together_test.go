@@ -115,7 +115,7 @@ func TestRegionsTogetherBusyBatch(t *testing.T) {
 		s.Set("k", pattern(slotBytes, 5))
 		gate := d.Hold(memdrv.GetDir)
 		op, err := d.Get(batch(
-			contract.Row{Key: "k", Spans: []contract.Span{b.Region.Slot(1)}},
+			contract.Row{Name: []byte("k"), Spans: []contract.Span{b.Region.Slot(1)}},
 		), nil, nil)
 		require.NoError(t, err)
 		require.NoError(t, gate.Held(t.Context()))
@@ -125,13 +125,13 @@ func TestRegionsTogetherBusyBatch(t *testing.T) {
 		assert.ErrorIs(t, err, memdrv.ErrRegionBusy)
 		assert.Contains(t, err.Error(), "region 1")
 		assert.ElementsMatch(t, []contract.SlotRegion{a.Region, b.Region, single.Region}, d.Regions(), "the whole batch stays")
-		put, err := d.Put(batch(contract.Row{Key: "p", Spans: []contract.Span{a.Region.Slot(0)}}), nil)
+		put, err := d.Put(batch(contract.Row{Name: []byte("p"), Spans: []contract.Span{a.Region.Slot(0)}}), nil)
 		require.NoError(t, err, "the batch's other region still takes work")
 
 		gate.Release()
 		synctest.Wait()
-		assert.Equal(t, statuses(contract.Ready), op.Poll().Rows)
-		assert.Equal(t, statuses(contract.Ready), put.Poll().Rows)
+		assert.Equal(t, statuses(contract.Ready), op.Poll(nil).Rows)
+		assert.Equal(t, statuses(contract.Ready), put.Poll(nil).Rows)
 		assert.Equal(t, pattern(slotBytes, 5), b.Slot(1))
 
 		require.NoError(t, rt.UnregisterRegions(reg))

@@ -5,14 +5,14 @@ import (
 	"github.com/kvshare/kvshare/memdrv/internal/rawmem"
 )
 
-// put stores the row's bytes under its key, never overwriting: a key
+// put stores the row's bytes under key, never overwriting: a key
 // with a complete object is Ready (the first object stays), a key being
 // written is NotReady, an object beyond the store's capacity Declined.
 // The bytes are copied out of the row's spans before the object becomes
 // visible, so it is whole or absent.
-func (d *Driver) put(row contract.Row) contract.RowStatus {
+func (d *Driver) put(row contract.Row, key string) contract.RowStatus {
 	size := row.Bytes()
-	w, verdict := d.store.reserve(row.Key, size)
+	w, verdict := d.store.reserve(key, size)
 	if w == nil {
 		return verdict
 	}
@@ -33,15 +33,15 @@ func (d *Driver) put(row contract.Row) contract.RowStatus {
 	return contract.Ready
 }
 
-// get reads the key's object into the row's spans. Only an object of
+// get reads the object under key into the row's spans. Only an object of
 // exactly the row's size is Ready. A shorter one lands in the head of
 // the spans and is a Fault; a longer one is a Fault with nothing
 // written. No byte outside the spans is ever written.
-func (d *Driver) get(row contract.Row, sc sceneRow) rowEnd {
+func (d *Driver) get(row contract.Row, key string, sc sceneRow) rowEnd {
 	if sc.unprovable {
 		return rowEnd{status: contract.Fault, unprovable: true}
 	}
-	obj, verdict := d.store.lookup(row.Key)
+	obj, verdict := d.store.lookup(key)
 	if verdict != contract.Ready {
 		return rowEnd{status: verdict}
 	}

@@ -64,7 +64,7 @@ func TestGetVerdicts(t *testing.T) {
 				require.NoError(t, err)
 				synctest.Wait()
 
-				st := op.Poll()
+				st := op.Poll(nil)
 				assert.Equal(t, statuses(tt.want), st.Rows, tt.name)
 				assert.Equal(t, tt.wantAccess, st.Access, tt.name)
 				assert.Equal(t, int64(1), called.get(), "%s: one change, one callback", tt.name)
@@ -119,7 +119,7 @@ func TestPutVerdicts(t *testing.T) {
 				op := f.put(f.row(slot, "k"))
 				synctest.Wait()
 
-				st := op.Poll()
+				st := op.Poll(nil)
 				assert.Equal(t, statuses(tt.want), st.Rows, tt.name)
 				assert.Equal(t, contract.Ended, st.Access, tt.name)
 				want := tt.wantObject
@@ -151,12 +151,12 @@ func TestPutOfAKeyThisDriverIsWriting(t *testing.T) {
 		// does not hold it.
 		op2 := f.put(f.row(1, "k"))
 		synctest.Wait()
-		assert.Equal(t, contract.OpState{Rows: statuses(contract.NotReady), Access: contract.Ended}, op2.Poll())
-		assert.Equal(t, contract.OpState{Rows: statuses(contract.Pending), Access: contract.Open}, op1.Poll())
+		assert.Equal(t, contract.OpState{Rows: statuses(contract.NotReady), Access: contract.Ended}, op2.Poll(nil))
+		assert.Equal(t, contract.OpState{Rows: statuses(contract.Pending), Access: contract.Open}, op1.Poll(nil))
 
 		gate.Release()
 		synctest.Wait()
-		assert.Equal(t, contract.OpState{Rows: statuses(contract.Ready), Access: contract.Ended}, op1.Poll())
+		assert.Equal(t, contract.OpState{Rows: statuses(contract.Ready), Access: contract.Ended}, op1.Poll(nil))
 		got, _ := f.store.Object("k")
 		assert.Equal(t, first, got)
 
@@ -164,7 +164,7 @@ func TestPutOfAKeyThisDriverIsWriting(t *testing.T) {
 		// it is Ready, keeping the first object.
 		op3 := f.put(f.row(1, "k"))
 		synctest.Wait()
-		assert.Equal(t, statuses(contract.Ready), op3.Poll().Rows)
+		assert.Equal(t, statuses(contract.Ready), op3.Poll(nil).Rows)
 		got, _ = f.store.Object("k")
 		assert.Equal(t, first, got)
 		f.teardown()
@@ -179,15 +179,15 @@ func TestAnotherWriterFinishes(t *testing.T) {
 		put := f.put(f.row(0, "k"))
 		get := f.get(f.row(1, "k"))
 		synctest.Wait()
-		assert.Equal(t, statuses(contract.NotReady), put.Poll().Rows)
-		assert.Equal(t, statuses(contract.NotReady), get.Poll().Rows)
+		assert.Equal(t, statuses(contract.NotReady), put.Poll(nil).Rows)
+		assert.Equal(t, statuses(contract.NotReady), get.Poll(nil).Rows)
 		assert.True(t, untouched(f.mem.Slot(1)))
 
 		obj := pattern(slotBytes, 9)
 		finish(obj)
 		get = f.get(f.row(1, "k"))
 		synctest.Wait()
-		assert.Equal(t, statuses(contract.Ready), get.Poll().Rows)
+		assert.Equal(t, statuses(contract.Ready), get.Poll(nil).Rows)
 		assert.Equal(t, obj, f.mem.Slot(1))
 		f.teardown()
 	})
@@ -198,24 +198,24 @@ func TestMultiSpanRows(t *testing.T) {
 		f := newFixture(t, memdrv.Options{MultiSpan: true})
 		a, b := f.write(0, 10), f.write(3, 50)
 		r := f.mem.Region
-		put := f.put(contract.Row{Key: "k", Spans: []contract.Span{r.Slot(0), r.Slot(3)}})
+		put := f.put(contract.Row{Name: []byte("k"), Spans: []contract.Span{r.Slot(0), r.Slot(3)}})
 		synctest.Wait()
-		require.Equal(t, statuses(contract.Ready), put.Poll().Rows)
+		require.Equal(t, statuses(contract.Ready), put.Poll(nil).Rows)
 		got, _ := f.store.Object("k")
 		assert.Equal(t, append(bytes.Clone(a), b...), got, "the object is the spans in order")
 
 		// Back into two other slots, in the other order.
-		get := f.get(contract.Row{Key: "k", Spans: []contract.Span{r.Slot(5), r.Slot(1)}})
+		get := f.get(contract.Row{Name: []byte("k"), Spans: []contract.Span{r.Slot(5), r.Slot(1)}})
 		synctest.Wait()
-		require.Equal(t, statuses(contract.Ready), get.Poll().Rows)
+		require.Equal(t, statuses(contract.Ready), get.Poll(nil).Rows)
 		assert.Equal(t, a, f.mem.Slot(5))
 		assert.Equal(t, b, f.mem.Slot(1))
 
 		// A short object fills the first span and the head of the second.
 		f.store.Set("short", got[:slotBytes+5])
-		get = f.get(contract.Row{Key: "short", Spans: []contract.Span{r.Slot(6), r.Slot(7)}})
+		get = f.get(contract.Row{Name: []byte("short"), Spans: []contract.Span{r.Slot(6), r.Slot(7)}})
 		synctest.Wait()
-		require.Equal(t, statuses(contract.Fault), get.Poll().Rows)
+		require.Equal(t, statuses(contract.Fault), get.Poll(nil).Rows)
 		assert.Equal(t, a, f.mem.Slot(6))
 		assert.Equal(t, b[:5], f.mem.Slot(7)[:5])
 		assert.True(t, untouched(f.mem.Slot(7)[5:]))
@@ -236,15 +236,16 @@ func TestManyRowsOneOperation(t *testing.T) {
 		op, err := f.d.Put(batch(rows...), called.inc)
 		require.NoError(t, err)
 		synctest.Wait()
-		st := op.Poll()
+		st := op.Poll(nil)
 		assert.True(t, st.Settled())
 		assert.Equal(t, contract.Ended, st.Access)
 		assert.Equal(t, int64(slotCount), called.get(), "one callback per row")
 		for i, r := range rows {
 			assert.Equal(t, contract.Ready, st.Rows[i])
-			got, ok := f.store.Object(r.Key)
-			require.True(t, ok, r.Key)
-			assert.Equal(t, want[i], got, r.Key)
+			key := string(r.Name) // plain: the key is the name
+			got, ok := f.store.Object(key)
+			require.True(t, ok, key)
+			assert.Equal(t, want[i], got, key)
 		}
 		assert.Equal(t, 1, f.d.Admitted(memdrv.PutDir))
 		assert.Zero(t, f.d.Admitted(memdrv.GetDir))
@@ -265,7 +266,7 @@ func TestOneUnprovableRowPinsItsOperation(t *testing.T) {
 				f.d.UnprovableGets("u")
 				op := f.get(f.row(0, keys[0]), f.row(1, keys[1]))
 				synctest.Wait()
-				st := op.Poll()
+				st := op.Poll(nil)
 				assert.Equal(t, contract.Unprovable, st.Access)
 				assert.ElementsMatch(t, statuses(contract.Fault, contract.Ready), st.Rows)
 				assert.Equal(t, 1, f.d.Unprovable())

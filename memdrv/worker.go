@@ -69,7 +69,7 @@ func (d *Driver) takeLocked() (task, bool) {
 		t.gate = d.scene.gates[t.op.dir]
 		t.rowEnd = d.scene.rowEnd
 		if t.op.dir == PutDir {
-			key := t.op.batch.Rows[t.row].Key
+			key := t.op.keys[t.row]
 			if _, busy := d.writing[key]; busy {
 				t.notReady = true
 			} else {
@@ -85,17 +85,17 @@ func (d *Driver) takeLocked() (task, bool) {
 // runRow runs a taken row, records its final status, and calls the
 // operation's callback.
 func (d *Driver) runRow(t task) {
-	row := t.op.batch.Rows[t.row]
-	end := d.execute(t, row)
+	row, key := t.op.batch.Rows[t.row], t.op.keys[t.row]
+	end := d.execute(t, row, key)
 	if t.rowEnd != nil {
-		st := t.rowEnd(RowEnd{Dir: t.op.dir, Key: row.Key, Spans: row.Spans, Object: end.object, Status: end.status})
+		st := t.rowEnd(RowEnd{Dir: t.op.dir, Key: key, Spans: row.Spans, Object: end.object, Status: end.status})
 		if st.Final() {
 			end.status = st
 		}
 	}
 	d.mu.Lock()
 	if t.marked {
-		delete(d.writing, row.Key)
+		delete(d.writing, key)
 	}
 	t.op.settleLocked(t.row, end.status, end.unprovable)
 	if end.crashed {
@@ -113,29 +113,29 @@ type rowEnd struct {
 	object     []byte // a get's object, when the store held a complete one
 }
 
-// execute runs the store call of a taken row, turning a panic inside it
-// into a Fault.
-func (d *Driver) execute(t task, row contract.Row) (end rowEnd) {
+// execute runs the store call of a taken row under its key, turning a
+// panic inside it into a Fault.
+func (d *Driver) execute(t task, row contract.Row, key string) (end rowEnd) {
 	if t.notReady {
 		return rowEnd{status: contract.NotReady}
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			d.log.Error("memdrv: store call panicked; the row ends Fault", "dir", t.op.dir, "key", row.Key, "panic", p)
+			d.log.Error("memdrv: store call panicked; the row ends Fault", "dir", t.op.dir, "key", key, "panic", p)
 			end = rowEnd{status: contract.Fault, crashed: true}
 		}
 	}()
 	if t.gate != nil && !t.gate.pass(t.op) {
 		return rowEnd{status: contract.Cancelled}
 	}
-	sc := d.sceneFor(t.op.dir, row.Key)
+	sc := d.sceneFor(t.op.dir, key)
 	if sc.crash {
-		panic(fmt.Sprintf("memdrv: staged crash in the %s of key %q", t.op.dir, row.Key))
+		panic(fmt.Sprintf("memdrv: staged crash in the %s of key %q", t.op.dir, key))
 	}
 	if t.op.dir == PutDir {
-		return rowEnd{status: d.put(row)}
+		return rowEnd{status: d.put(row, key)}
 	}
-	return d.get(row, sc)
+	return d.get(row, key, sc)
 }
 
 // notifyLocked calls op's callback on a goroutine of its own, which

@@ -12,67 +12,98 @@ import (
 var ErrBadBatch = errors.New("rowbatch: bad batch")
 
 // Check is the admission check a driver runs on a batch before it records
-// anything: the batch has rows; every row has a non-empty key that no
-// other row of the batch carries; every row has at least one span, and
-// exactly one unless multiSpan; every span has a positive length and lies
-// wholly inside one of the live registrations. The error names the row,
-// its key and the span at fault.
+// anything: the batch has rows and a key maker; every row has a non-empty
+// name that the key maker has a key for and that no other row of the
+// batch carries; every row has at least one span, and exactly one unless
+// multiSpan; every span has a positive length and lies wholly inside one
+// of the live registrations. The error names the row, its key (or name,
+// when it has no key) and the span at fault.
 //
-// Check allocates only for batches of more than 32 rows (a set of keys).
+// Check allocates a table of names for a batch of more than 8 rows; a
+// driver that checks many batches keeps a [Checker] instead.
 func Check(b contract.RowBatch, live []contract.SlotRegion, multiSpan bool) error {
-	if len(b.Rows) == 0 {
+	var c Checker
+	return c.Check(b, live, multiSpan)
+}
+
+// Checker runs [Check] with a table of names it keeps from one batch to
+// the next, so that once it has checked a batch as long as the next one
+// it allocates nothing (except for the error of a bad batch). The zero
+// Checker is ready. It is not safe for concurrent use: a driver keeps one
+// under its admission lock, or one per goroutine.
+type Checker struct {
+	set   nameset
+	names [][]byte // the rows' names, for set; cleared after each check
+}
+
+// Check is [Check], with the Checker's table.
+func (c *Checker) Check(b contract.RowBatch, live []contract.SlotRegion, multiSpan bool) error {
+	switch {
+	case len(b.Rows) == 0:
 		return fmt.Errorf("%w: no rows", ErrBadBatch)
+	case b.Keys == nil:
+		return fmt.Errorf("%w: no key maker (RowBatch.Keys is nil)", ErrBadBatch)
 	}
-	var seen map[string]int
-	if len(b.Rows) > 32 {
-		seen = make(map[string]int, len(b.Rows))
+	hashed := len(b.Rows) > linearRows
+	if hashed {
+		c.names = c.names[:0]
+		for _, r := range b.Rows {
+			c.names = append(c.names, r.Name)
+		}
+		c.set.reset(c.names, len(c.names))
+		defer clear(c.names) // hold no caller memory between checks
 	}
 	for i, r := range b.Rows {
-		if r.Key == "" {
-			return fmt.Errorf("%w: row %d: empty key", ErrBadBatch, i)
+		switch {
+		case len(r.Name) == 0:
+			return fmt.Errorf("%w: row %d: empty name", ErrBadBatch, i)
+		case b.Keys.KeyLen(len(r.Name)) == 0:
+			return fmt.Errorf("%w: row %d: the key maker has no key for a name of %d bytes (%x)", ErrBadBatch, i, len(r.Name), r.Name)
 		}
-		if j, dup := firstKey(b.Rows[:i], r.Key, seen); dup {
-			return fmt.Errorf("%w: row %d: key %q repeats row %d", ErrBadBatch, i, r.Key, j)
-		}
-		if seen != nil {
-			seen[r.Key] = i
+		if j, dup := c.repeats(b.Rows, i, hashed); dup {
+			return fmt.Errorf("%w: row %d (key %q): name repeats row %d", ErrBadBatch, i, b.Key(i), j)
 		}
 		switch {
 		case len(r.Spans) == 0:
-			return fmt.Errorf("%w: row %d (key %q): no span", ErrBadBatch, i, r.Key)
+			return fmt.Errorf("%w: row %d (key %q): no span", ErrBadBatch, i, b.Key(i))
 		case len(r.Spans) > 1 && !multiSpan:
-			return fmt.Errorf("%w: row %d (key %q): %d spans, driver takes one", ErrBadBatch, i, r.Key, len(r.Spans))
+			return fmt.Errorf("%w: row %d (key %q): %d spans, driver takes one", ErrBadBatch, i, b.Key(i), len(r.Spans))
 		}
 		for k, s := range r.Spans {
 			if s.Len <= 0 {
-				return fmt.Errorf("%w: row %d (key %q) span %d: length %d", ErrBadBatch, i, r.Key, k, s.Len)
+				return fmt.Errorf("%w: row %d (key %q) span %d: length %d", ErrBadBatch, i, b.Key(i), k, s.Len)
 			}
 			if !inside(s, live) {
 				return fmt.Errorf("%w: row %d (key %q) span %d [%#x, %#x) lies in no live registration",
-					ErrBadBatch, i, r.Key, k, s.Addr, s.End())
+					ErrBadBatch, i, b.Key(i), k, s.Addr, s.End())
 			}
 		}
 	}
 	return nil
 }
 
-// firstKey finds key among rows, through seen when there is one.
-func firstKey(rows []contract.Row, key string, seen map[string]int) (int, bool) {
-	if seen != nil {
-		j, ok := seen[key]
-		return j, ok
-	}
-	for j, r := range rows {
-		if r.Key == key {
-			return j, true
+// repeats reports the earlier row whose name row i repeats: by a scan of
+// a short batch, by the table (whose window then grows by row i) of a
+// long one. Rows are asked in order, from 0.
+func (c *Checker) repeats(rows []contract.Row, i int, hashed bool) (int, bool) {
+	if !hashed {
+		for j := range i {
+			if sameName(rows[j].Name, rows[i].Name) {
+				return j, true
+			}
 		}
+		return -1, false
 	}
-	return -1, false
+	if i == 0 {
+		c.set.restart(0)
+		return -1, false
+	}
+	return c.set.repeats()
 }
 
 func inside(s contract.Span, live []contract.SlotRegion) bool {
-	for _, r := range live {
-		if r.Contains(s) {
+	for i := range live {
+		if live[i].Contains(s) {
 			return true
 		}
 	}

@@ -3,23 +3,25 @@ package rowbatch_test
 import (
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"fmt"
 	"testing"
+
+	"github.com/kvshare/kvshare/contract"
 
 	"github.com/kvshare/kvshare/rowbatch"
 )
 
-// benchKeys returns n keys shaped like the backend's: a stem and the hex
-// of a 32-byte block hash. With every > 0, each every-th key repeats the
-// key half a window earlier, so calls end at repeated keys too.
+// benchKeys returns n names shaped like an engine's: 32-byte block
+// hashes (as strings, for the tests' helpers). With every > 0, each
+// every-th name repeats the name half a window earlier, so calls end at
+// repeated names too.
 func benchKeys(n, every int) []string {
 	keys := make([]string, n)
 	for i := range keys {
 		var name [8]byte
 		binary.LittleEndian.PutUint64(name[:], uint64(i))
 		sum := sha256.Sum256(name[:])
-		keys[i] = "kvshare/v1/" + hex.EncodeToString(sum[:])
+		keys[i] = string(sum[:])
 		if every > 0 && i%every == every-1 {
 			keys[i] = keys[i-every/2]
 		}
@@ -45,7 +47,7 @@ func BenchmarkCut(b *testing.B) {
 	}
 	for _, rows := range []int{256, 4096} {
 		for _, sh := range shapes {
-			keys := benchKeys(rows, sh.every)
+			keys := names(benchKeys(rows, sh.every))
 			b.Run(fmt.Sprintf("rows=%d/%s", rows, sh.name), func(b *testing.B) {
 				b.ReportAllocs()
 				calls := 0
@@ -60,5 +62,40 @@ func BenchmarkCut(b *testing.B) {
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*rows), "ns/row")
 			})
 		}
+	}
+}
+
+// BenchmarkCheck measures the admission check of one 256-row batch of
+// 32-byte names in one region, in ns per row: with a Checker kept from
+// batch to batch (what a driver does), and with Check, which builds its
+// table anew each time.
+func BenchmarkCheck(b *testing.B) {
+	const rows = 256
+	region := contract.SlotRegion{Base: 1 << 30, SlotBytes: 1 << 16, SlotCount: rows, Len: rows << 16, Kind: contract.Host}
+	live := []contract.SlotRegion{region}
+	ns := names(benchKeys(rows, 0))
+	batch := contract.RowBatch{Keys: plainKeys{}, Rows: make([]contract.Row, rows)}
+	spans := make([]contract.Span, rows)
+	for i := range batch.Rows {
+		spans[i] = region.Slot(i)
+		batch.Rows[i] = contract.Row{Name: ns[i], Spans: spans[i : i+1]}
+	}
+	var c rowbatch.Checker
+	for _, kept := range []bool{true, false} {
+		b.Run(fmt.Sprintf("checker=%v", kept), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				var err error
+				if kept {
+					err = c.Check(batch, live, false)
+				} else {
+					err = rowbatch.Check(batch, live, false)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*rows), "ns/row")
+		})
 	}
 }

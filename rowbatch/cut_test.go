@@ -14,9 +14,18 @@ import (
 	"github.com/kvshare/kvshare/rowbatch"
 )
 
-// calls collects every call of a cut.
+// calls collects every call of a cut of rows named keys.
 func calls(keys []string, rowBytes int64, caps rowbatch.Caps) []rowbatch.Call {
-	return slices.Collect(rowbatch.Cut(keys, rowBytes, caps))
+	return slices.Collect(rowbatch.Cut(names(keys), rowBytes, caps))
+}
+
+// names returns the names spelled by keys.
+func names(keys []string) [][]byte {
+	out := make([][]byte, len(keys))
+	for i, k := range keys {
+		out[i] = []byte(k)
+	}
+	return out
 }
 
 // split returns the keys of a space-separated list.
@@ -100,7 +109,7 @@ func TestCutStopsWhenTheRangeBreaks(t *testing.T) {
 	keys := numbered(10)
 	caps := rowbatch.Caps{MaxRows: 3}
 	var seen []rowbatch.Call
-	for c := range rowbatch.Cut(keys, 1, caps) {
+	for c := range rowbatch.Cut(names(keys), 1, caps) {
 		seen = append(seen, c)
 		if len(seen) == 2 {
 			break
@@ -133,7 +142,7 @@ func TestCutAgainstTheRules(t *testing.T) {
 }
 
 func TestCutAllocations(t *testing.T) {
-	keys := benchKeys(4096, 0)
+	keys := names(benchKeys(4096, 0))
 	tests := []struct {
 		name string
 		caps rowbatch.Caps
@@ -156,6 +165,40 @@ func TestCutAllocations(t *testing.T) {
 			assert.Equal(t, tt.want, allocs)
 		})
 	}
+}
+
+// A Cutter keeps its table: cutting group after group, of any length up
+// to the longest it has cut, allocates nothing, and gives the calls Cut
+// gives.
+func TestCutterReusesItsTable(t *testing.T) {
+	long := names(benchKeys(4096, 64))
+	var c rowbatch.Cutter
+	caps := rowbatch.Caps{MaxRows: 256}
+	cutAll := func(g [][]byte) (out []rowbatch.Call) {
+		c.Reset(g, 1<<20, caps)
+		for {
+			call, ok := c.Next()
+			if !ok {
+				return out
+			}
+			out = append(out, call)
+		}
+	}
+	groups := [][][]byte{long, long[:300], long[1000:1100], long[5:9], names(cycle(600, 40)), long}
+	for i, g := range groups {
+		assert.Equal(t, slices.Collect(rowbatch.Cut(g, 1<<20, caps)), cutAll(g), "group %d", i)
+	}
+	allocs := testing.AllocsPerRun(20, func() {
+		for _, g := range groups {
+			c.Reset(g, 1<<20, caps)
+			for {
+				if _, ok := c.Next(); !ok {
+					break
+				}
+			}
+		}
+	})
+	assert.Zero(t, allocs)
 }
 
 // checkCut asserts that calls is the cut of keys the rules call for: the

@@ -12,16 +12,16 @@ import (
 // a call under a backend cap of 3 MiB a call. The block named "a" appears
 // twice, so its second row starts a new call.
 func ExampleCut() {
-	keys := []string{"kv/a", "kv/b", "kv/a", "kv/c", "kv/d", "kv/e", "kv/f", "kv/g"}
+	names := [][]byte{[]byte("a"), []byte("b"), []byte("a"), []byte("c"), []byte("d"), []byte("e"), []byte("f"), []byte("g")}
 	driver := rowbatch.Caps{MaxRows: 4}
 	own := rowbatch.Caps{MaxBytes: 3 << 20}
-	for c := range rowbatch.Cut(keys, 1<<20, own.Tighter(driver)) {
-		fmt.Println(c.Start, c.End, keys[c.Start:c.End])
+	for c := range rowbatch.Cut(names, 1<<20, own.Tighter(driver)) {
+		fmt.Printf("%d %d %s\n", c.Start, c.End, names[c.Start:c.End])
 	}
 	// Output:
-	// 0 2 [kv/a kv/b]
-	// 2 5 [kv/a kv/c kv/d]
-	// 5 8 [kv/e kv/f kv/g]
+	// 0 2 [a b]
+	// 2 5 [a c d]
+	// 5 8 [e f g]
 }
 
 // Combining a driver's row cap with the backend's own caps.
@@ -42,15 +42,16 @@ func ExampleCheck() {
 	region := contract.SlotRegion{Base: 0x10000, SlotBytes: 4096, SlotCount: 4, Len: 4 * 4096, Kind: contract.Host}
 	live := []contract.SlotRegion{region}
 
-	good := contract.RowBatch{Rows: []contract.Row{
-		{Key: "kv/a", Spans: []contract.Span{region.Slot(0)}},
-		{Key: "kv/b", Spans: []contract.Span{region.Slot(1)}},
+	stem := prefixKeys("kv/")
+	good := contract.RowBatch{Keys: stem, Rows: []contract.Row{
+		{Name: []byte("a"), Spans: []contract.Span{region.Slot(0)}},
+		{Name: []byte("b"), Spans: []contract.Span{region.Slot(1)}},
 	}}
 	fmt.Println(rowbatch.Check(good, live, false))
 
-	bad := contract.RowBatch{Rows: []contract.Row{
-		{Key: "kv/a", Spans: []contract.Span{region.Slot(0)}},
-		{Key: "kv/b", Spans: []contract.Span{region.Slot(4)}}, // one past the last slot
+	bad := contract.RowBatch{Keys: stem, Rows: []contract.Row{
+		{Name: []byte("a"), Spans: []contract.Span{region.Slot(0)}},
+		{Name: []byte("b"), Spans: []contract.Span{region.Slot(4)}}, // one past the last slot
 	}}
 	if err := rowbatch.Check(bad, live, false); err != nil {
 		err = fmt.Errorf("%w: %w", contract.ErrDriverRejected, err)
@@ -61,4 +62,26 @@ func ExampleCheck() {
 	// <nil>
 	// kvshare: driver rejected: rowbatch: bad batch: row 1 (key "kv/b") span 0 [0x14000, 0x15000) lies in no live registration
 	// true true
+}
+
+// prefixKeys is the examples' key maker: the prefix, then the name as it
+// is (fine for names of letters; kvshare's binding uses keys.Stem).
+type prefixKeys string
+
+func (p prefixKeys) KeyLen(n int) int                  { return len(p) + n }
+func (p prefixKeys) AppendKey(dst, name []byte) []byte { return append(append(dst, p...), name...) }
+
+// A driver that checks many batches keeps a Checker, whose table of
+// names serves batch after batch without allocating.
+func ExampleChecker() {
+	region := contract.SlotRegion{Base: 0x10000, SlotBytes: 4096, SlotCount: 4, Len: 4 * 4096, Kind: contract.Host}
+	live := []contract.SlotRegion{region}
+	var c rowbatch.Checker
+	b := contract.RowBatch{Keys: prefixKeys("kv/"), Rows: []contract.Row{
+		{Name: []byte("a"), Spans: []contract.Span{region.Slot(0)}},
+		{Name: []byte("a"), Spans: []contract.Span{region.Slot(1)}},
+	}}
+	fmt.Println(c.Check(b, live, false))
+	// Output:
+	// rowbatch: bad batch: row 1 (key "kv/a"): name repeats row 0
 }

@@ -53,14 +53,14 @@ func FuzzCut(f *testing.F) {
 			keys[i] = fuzzKey(b, i)
 		}
 		caps := rowbatch.Caps{MaxRows: maxRows, MaxBytes: maxBytes}
-		all := slices.Collect(rowbatch.Cut(keys, rowBytes, caps))
+		all := slices.Collect(rowbatch.Cut(names(keys), rowBytes, caps))
 		checkCut(t, keys, rowBytes, caps, all)
 
 		if stop == 0 {
 			return
 		}
 		var seen []rowbatch.Call
-		for c := range rowbatch.Cut(keys, rowBytes, caps) {
+		for c := range rowbatch.Cut(names(keys), rowBytes, caps) {
 			seen = append(seen, c)
 			if len(seen) == int(stop) {
 				break
@@ -115,7 +115,7 @@ func fuzzRows(data []byte) []contract.Row {
 	r := fuzzReader(data)
 	var rows []contract.Row
 	for len(r) > 0 {
-		row := contract.Row{Key: fuzzKey(r.next(), len(rows))}
+		row := contract.Row{Name: []byte(fuzzKey(r.next(), len(rows)))}
 		for range r.next() % 4 {
 			ab, ob, lb := r.next(), r.next(), r.next()
 			s := contract.Span{Addr: 0x1000 + uintptr(ab)*0x40 + uintptr(ob%0x80) - 0x10}
@@ -140,11 +140,11 @@ func refFirstBad(rows []contract.Row, live []contract.SlotRegion, multiSpan bool
 		return -1, false
 	}
 	for i, row := range rows {
-		if row.Key == "" || len(row.Spans) == 0 || (len(row.Spans) > 1 && !multiSpan) {
+		if len(row.Name) == 0 || len(row.Spans) == 0 || (len(row.Spans) > 1 && !multiSpan) {
 			return i, false
 		}
 		for _, earlier := range rows[:i] {
-			if earlier.Key == row.Key {
+			if string(earlier.Name) == string(row.Name) {
 				return i, false
 			}
 		}
@@ -186,7 +186,7 @@ func FuzzCheck(f *testing.F) {
 	f.Fuzz(func(t *testing.T, multiSpan bool, regionData, rowData []byte) {
 		live := fuzzRegions(regionData)
 		rows := fuzzRows(rowData)
-		err := rowbatch.Check(contract.RowBatch{Rows: rows}, live, multiSpan)
+		err := rowbatch.Check(batchOf(rows), live, multiSpan)
 
 		bad, ok := refFirstBad(rows, live, multiSpan)
 		if ok {
@@ -205,8 +205,8 @@ func FuzzCheck(f *testing.F) {
 			assert.Greater(t, len(msg), len(head)) {
 			assert.Contains(t, ": (", string(msg[len(head)]), "%q names another row than %d", msg, bad)
 		}
-		if key := rows[bad].Key; key != "" {
-			assert.Contains(t, msg, strconv.Quote(key))
+		if name := rows[bad].Name; len(name) > 0 {
+			assert.Contains(t, msg, strconv.Quote("kv/"+string(name)))
 		}
 	})
 }

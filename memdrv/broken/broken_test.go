@@ -16,6 +16,7 @@ import (
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/memdrv"
 	"github.com/kvshare/kvshare/memdrv/broken"
+	"github.com/kvshare/kvshare/memdrv/internal/testkeys"
 )
 
 const (
@@ -75,11 +76,17 @@ func paint(t *testing.T, sb int64, n int) *memdrv.Memory {
 	return mem
 }
 
-func (s *subject) row(slot int, key string) contract.Row {
-	return contract.Row{Key: key, Spans: []contract.Span{s.mem.Region.Slot(slot)}}
+// row is a row named name of one whole slot of the subject's region.
+// Under the tests' key maker its store key is the name itself.
+func (s *subject) row(slot int, name string) contract.Row {
+	return contract.Row{Name: []byte(name), Spans: []contract.Span{s.mem.Region.Slot(slot)}}
 }
 
-func rows(r ...contract.Row) contract.RowBatch { return contract.RowBatch{Rows: r} }
+// rows is a batch under the tests' key maker, which keys a row by its
+// name as it is: the row named "k" is stored under the key "k".
+func rows(r ...contract.Row) contract.RowBatch {
+	return contract.RowBatch{Keys: testkeys.Plain{}, Rows: r}
+}
 
 func (s *subject) put(onChange func(), r ...contract.Row) contract.Operation {
 	s.t.Helper()
@@ -141,7 +148,9 @@ func TestWrongResultCount(t *testing.T) {
 		s := newSubject(t, broken.WrongResultCount, memdrv.Options{})
 		op := s.put(nil, s.row(0, "a"), s.row(1, "b"))
 		synctest.Wait()
-		assert.Len(t, op.Poll().Rows, 1, "two rows, one status")
+		assert.Len(t, op.Poll(nil).Rows, 1, "two rows, one status")
+		dst := make([]contract.RowStatus, 4)
+		assert.Len(t, op.Poll(dst).Rows, 1, "into a dst with room, too")
 	})
 }
 
@@ -151,7 +160,7 @@ func TestNoOnChange(t *testing.T) {
 		called := new(counter)
 		op := s.put(called.inc, s.row(0, "a"))
 		synctest.Wait()
-		assert.Equal(t, contract.Ended, op.Poll().Access)
+		assert.Equal(t, contract.Ended, op.Poll(nil).Access)
 		assert.Zero(t, called.get(), "the operation changed, no callback came")
 	})
 }
@@ -176,7 +185,7 @@ func TestAccessEndsBeforeResults(t *testing.T) {
 		gate := s.d.Inner().Hold(memdrv.GetDir)
 		op := s.get(s.row(0, "a"))
 		require.NoError(t, gate.Held(t.Context()))
-		assert.Equal(t, contract.OpState{Rows: []contract.RowStatus{contract.Pending}, Access: contract.Ended}, op.Poll())
+		assert.Equal(t, contract.OpState{Rows: []contract.RowStatus{contract.Pending}, Access: contract.Ended}, op.Poll(nil))
 		assert.Equal(t, 1, s.d.Inner().Live(), "the access is in fact open")
 		gate.Release()
 	})
@@ -187,15 +196,25 @@ func TestResultsChangeAfterFinal(t *testing.T) {
 		s := newSubject(t, broken.ResultsChangeAfterFinal, memdrv.Options{})
 		op := s.put(nil, s.row(0, "a"))
 		synctest.Wait()
-		assert.Equal(t, []contract.RowStatus{contract.Ready}, op.Poll().Rows)
-		assert.Equal(t, []contract.RowStatus{contract.Fault}, op.Poll().Rows, "the final Ready changed")
+		assert.Equal(t, []contract.RowStatus{contract.Ready}, op.Poll(nil).Rows)
+		assert.Equal(t, []contract.RowStatus{contract.Fault}, op.Poll(nil).Rows, "the final Ready changed")
+
+		// A caller polling into one buffer sees the same: the rule
+		// remembers what it showed, not what dst held.
+		fresh := s.put(nil, s.row(2, "c"))
+		synctest.Wait()
+		buf := make([]contract.RowStatus, 0, 4)
+		st := fresh.Poll(buf)
+		assert.Equal(t, []contract.RowStatus{contract.Ready}, st.Rows)
+		assert.Equal(t, []contract.RowStatus{contract.Fault}, fresh.Poll(st.Rows).Rows, "the final Ready changed")
+		assert.Equal(t, []contract.RowStatus{contract.Fault}, fresh.Poll(buf).Rows)
 
 		// Cancel still reaches the wrapped operation.
 		resume := s.d.Inner().Pause()
 		defer resume()
 		queued := s.put(nil, s.row(1, "b"))
 		queued.Cancel()
-		assert.Equal(t, contract.OpState{Rows: []contract.RowStatus{contract.Cancelled}, Access: contract.Ended}, queued.Poll())
+		assert.Equal(t, contract.OpState{Rows: []contract.RowStatus{contract.Cancelled}, Access: contract.Ended}, queued.Poll(nil))
 	})
 }
 
@@ -206,7 +225,7 @@ func TestUnregisterWhileBusy(t *testing.T) {
 		op := s.get(s.row(1, "a"))
 		require.NoError(t, gate.Held(t.Context()))
 		assert.NoError(t, s.d.Unregister(s.reg), "Unregister succeeds with an operation open")
-		assert.Equal(t, contract.Open, op.Poll().Access)
+		assert.Equal(t, contract.Open, op.Poll(nil).Access)
 		assert.Len(t, s.d.Inner().Regions(), 1, "the wrapped driver kept it")
 
 		gate.Release()
@@ -225,7 +244,7 @@ func TestDrainTrueWhileLive(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
 		defer cancel()
 		assert.True(t, s.d.Drain(ctx), "Drain says true")
-		assert.Equal(t, contract.Open, op.Poll().Access, "with an operation open")
+		assert.Equal(t, contract.Open, op.Poll(nil).Access, "with an operation open")
 		gate.Release()
 	})
 }
@@ -246,7 +265,7 @@ func TestUnwrappedError(t *testing.T) {
 			assert.Nil(t, op, name)
 			require.Error(t, err, name)
 			assert.False(t, errors.Is(err, contract.ErrDriverRejected), "%s: %v wraps nothing", name, err)
-			assert.Contains(t, err.Error(), `key "a" repeats row 0`, name)
+			assert.Contains(t, err.Error(), `(key "a"): name repeats row 0`, name)
 		}
 		assert.Zero(t, s.d.Inner().Live(), "nothing was admitted")
 	})
@@ -258,7 +277,7 @@ func TestWritesOutsideSpan(t *testing.T) {
 		s.store.Set("k", object(slotBytes))
 		op := s.get(s.row(1, "k"))
 		synctest.Wait()
-		assert.Equal(t, []contract.RowStatus{contract.Ready}, op.Poll().Rows)
+		assert.Equal(t, []contract.RowStatus{contract.Ready}, op.Poll(nil).Rows)
 		assert.Equal(t, object(slotBytes), s.mem.Slot(1))
 		next := s.mem.Slot(2)
 		assert.Equal(t, byte(^byte(fillByte)), next[0], "the byte past the span was written")
@@ -279,14 +298,14 @@ func TestWritesOutsideSpanStaysInLentMemory(t *testing.T) {
 		reg, err := d.Register(mem.Region)
 		require.NoError(t, err)
 		copy(mem.Slot(0), object(4096))
-		put, err := d.Put(rows(contract.Row{Key: "k", Spans: []contract.Span{mem.Region.Slot(0)}}), nil)
+		put, err := d.Put(rows(contract.Row{Name: []byte("k"), Spans: []contract.Span{mem.Region.Slot(0)}}), nil)
 		require.NoError(t, err)
 		synctest.Wait()
-		require.Equal(t, []contract.RowStatus{contract.Ready}, put.Poll().Rows)
-		get, err := d.Get(rows(contract.Row{Key: "k", Spans: []contract.Span{mem.Region.Slot(0)}}), nil, nil)
+		require.Equal(t, []contract.RowStatus{contract.Ready}, put.Poll(nil).Rows)
+		get, err := d.Get(rows(contract.Row{Name: []byte("k"), Spans: []contract.Span{mem.Region.Slot(0)}}), nil, nil)
 		require.NoError(t, err)
 		synctest.Wait()
-		assert.Equal(t, []contract.RowStatus{contract.Ready}, get.Poll().Rows)
+		assert.Equal(t, []contract.RowStatus{contract.Ready}, get.Poll(nil).Rows)
 		require.True(t, d.Drain(context.Background()))
 		require.NoError(t, d.Unregister(reg))
 	})
@@ -299,7 +318,7 @@ func TestLongObjectSpills(t *testing.T) {
 		s.store.Set("k", long)
 		op := s.get(s.row(1, "k"))
 		synctest.Wait()
-		assert.Equal(t, []contract.RowStatus{contract.Fault}, op.Poll().Rows)
+		assert.Equal(t, []contract.RowStatus{contract.Fault}, op.Poll(nil).Rows)
 		assert.Equal(t, long[:slotBytes], s.mem.Slot(1), "written although refused")
 		assert.Equal(t, long[slotBytes:], s.mem.Slot(2)[:slotBytes/2], "and past the slot")
 		assert.True(t, untouched(s.mem.Slot(2)[slotBytes/2:]))
@@ -312,7 +331,7 @@ func TestShortObjectReady(t *testing.T) {
 		s.store.Set("k", object(slotBytes/2))
 		op := s.get(s.row(0, "k"))
 		synctest.Wait()
-		assert.Equal(t, []contract.RowStatus{contract.Ready}, op.Poll().Rows, "a short object answers Ready")
+		assert.Equal(t, []contract.RowStatus{contract.Ready}, op.Poll(nil).Rows, "a short object answers Ready")
 		assert.Equal(t, object(slotBytes/2), s.mem.Slot(0)[:slotBytes/2])
 		assert.True(t, untouched(s.mem.Slot(0)[slotBytes/2:]))
 	})
@@ -324,7 +343,7 @@ func TestReadyForAbsent(t *testing.T) {
 		require.True(t, s.d.Capabilities().AbsentIsMiss)
 		op := s.get(s.row(0, "absent"))
 		synctest.Wait()
-		assert.Equal(t, []contract.RowStatus{contract.Ready}, op.Poll().Rows, "an absent key answers Ready")
+		assert.Equal(t, []contract.RowStatus{contract.Ready}, op.Poll(nil).Rows, "an absent key answers Ready")
 		assert.True(t, untouched(s.mem.Bytes))
 	})
 }
@@ -338,7 +357,7 @@ func TestIgnoresCancel(t *testing.T) {
 		op.Cancel()
 		resume()
 		synctest.Wait()
-		assert.Equal(t, []contract.RowStatus{contract.Ready, contract.Ready}, op.Poll().Rows, "cancelled queued rows ran")
+		assert.Equal(t, []contract.RowStatus{contract.Ready, contract.Ready}, op.Poll(nil).Rows, "cancelled queued rows ran")
 		assert.Equal(t, 2, s.store.Len())
 	})
 }
@@ -351,8 +370,8 @@ func TestUnprovableNotTerminal(t *testing.T) {
 		s.d.Inner().UnprovableGets("k")
 		op := s.get(s.row(0, "k"))
 		synctest.Wait()
-		assert.Equal(t, contract.Unprovable, op.Poll().Access)
-		assert.Equal(t, contract.Ended, op.Poll().Access, "Unprovable turned into Ended")
+		assert.Equal(t, contract.Unprovable, op.Poll(nil).Access)
+		assert.Equal(t, contract.Ended, op.Poll(nil).Access, "Unprovable turned into Ended")
 		assert.Equal(t, 1, s.d.Inner().Unprovable(), "in fact it stays unprovable")
 	})
 }
@@ -364,7 +383,7 @@ func TestPanicsInPut(t *testing.T) {
 		assert.Zero(t, s.d.Inner().Admitted(memdrv.PutDir))
 		op := s.get(s.row(0, "a"))
 		synctest.Wait()
-		assert.Equal(t, []contract.RowStatus{contract.Miss}, op.Poll().Rows, "gets still work")
+		assert.Equal(t, []contract.RowStatus{contract.Miss}, op.Poll(nil).Rows, "gets still work")
 	})
 }
 
@@ -377,6 +396,6 @@ func TestNilOperation(t *testing.T) {
 		assert.Zero(t, s.d.Inner().Admitted(memdrv.GetDir))
 		put := s.put(nil, s.row(0, "a"))
 		synctest.Wait()
-		assert.Equal(t, []contract.RowStatus{contract.Ready}, put.Poll().Rows, "puts still work")
+		assert.Equal(t, []contract.RowStatus{contract.Ready}, put.Poll(nil).Rows, "puts still work")
 	})
 }

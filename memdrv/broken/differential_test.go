@@ -41,8 +41,8 @@ func walk(t *testing.T, b build) trace {
 	mem := paint(t, slotBytes, 8)
 	reg, err := drv.Register(mem.Region)
 	require.NoError(t, err)
-	row := func(m *memdrv.Memory, slot int, key string) contract.Row {
-		return contract.Row{Key: key, Spans: []contract.Span{m.Region.Slot(slot)}}
+	row := func(m *memdrv.Memory, slot int, name string) contract.Row {
+		return contract.Row{Name: []byte(name), Spans: []contract.Span{m.Region.Slot(slot)}}
 	}
 
 	// every counts every callback of the script; counted returns a
@@ -64,7 +64,7 @@ func walk(t *testing.T, b build) trace {
 			return nil
 		}
 		synctest.Wait()
-		st := op.Poll()
+		st := op.Poll(nil)
 		tr[name+"/rows"] = fmt.Sprint(st.Rows)
 		tr[name+"/access"] = st.Access.String()
 		tr[name+"/callbacks"] = fmt.Sprint(calls.get())
@@ -85,7 +85,7 @@ func walk(t *testing.T, b build) trace {
 		return put(row(mem, 0, "put-a"), row(mem, 1, "put-b"))(f)
 	})
 	if op != nil {
-		tr["put/rows-again"] = fmt.Sprint(op.Poll().Rows)
+		tr["put/rows-again"] = fmt.Sprint(op.Poll(nil).Rows)
 	}
 	for _, k := range []string{"put-a", "put-b"} {
 		obj, ok := store.Object(k)
@@ -98,7 +98,7 @@ func walk(t *testing.T, b build) trace {
 	// Gets of every kind of object.
 	store.Set("exact", object(slotBytes))
 	if op := step("get-exact", get(row(mem, 2, "exact"))); op != nil {
-		tr["get-exact/rows-again"] = fmt.Sprint(op.Poll().Rows)
+		tr["get-exact/rows-again"] = fmt.Sprint(op.Poll(nil).Rows)
 	}
 	store.Set("short", object(slotBytes/2))
 	step("get-short", get(row(mem, 2, "short")))
@@ -136,7 +136,7 @@ func walk(t *testing.T, b build) trace {
 	if op := step("unprovable", func(f func()) (contract.Operation, error) {
 		return udrv.Get(rows(row(pinned, 0, "unprovable")), nil, f)
 	}); op != nil {
-		tr["unprovable/access-again"] = op.Poll().Access.String()
+		tr["unprovable/access-again"] = op.Poll(nil).Access.String()
 	}
 	tr["unprovable/unregister"] = errText(udrv.Unregister(preg))
 	tr["unprovable/drain"] = fmt.Sprint(udrv.Drain(context.Background()))
@@ -156,20 +156,20 @@ func walk(t *testing.T, b build) trace {
 			return drv.Get(rows(row(mem, 6, "queued-a"), row(mem, 7, "queued-b")), nil, counted(new(counter)))
 		})
 		tr["held/queued-answer"] = answer(queued, err)
-		tr["held/access"] = op.Poll().Access.String()
+		tr["held/access"] = op.Poll(nil).Access.String()
 		tr["held/unregister"] = errText(drv.Unregister(reg))
 		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
 		tr["held/drain"] = fmt.Sprint(drv.Drain(ctx))
 		cancel()
 		if queued != nil {
-			tr["held/queued-rows"] = fmt.Sprint(queued.Poll().Rows)
+			tr["held/queued-rows"] = fmt.Sprint(queued.Poll(nil).Rows)
 		}
 		resume()
 	}
 	gate.Release()
 	synctest.Wait()
 	if op != nil {
-		st := op.Poll()
+		st := op.Poll(nil)
 		tr["held/rows"] = fmt.Sprint(st.Rows)
 		tr["held/access-final"] = st.Access.String()
 		tr["held/callbacks"] = fmt.Sprint(calls.get())

@@ -41,4 +41,10 @@
 //     operation still calls its onChange when it ends.
 //   - IgnoresCancel declares Cancel whatever the options say. Drain still
 //     cancels queued rows: the rule bends Operation.Cancel only.
+//   - The rules that bend Poll's statuses (WrongResultCount,
+//     ResultsChangeAfterFinal) bend them in the slice Poll returns, which
+//     is the caller's dst (memdrv appends to dst[:0]): what the rule
+//     remembers between polls (the rows it showed Ready) lives in the
+//     operation, never in dst, so a caller that polls into one buffer
+//     again and again sees the same deviation as one that passes nil.
 package broken

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/keys"
 	"github.com/kvshare/kvshare/memdrv"
 	"github.com/kvshare/kvshare/memdrv/broken"
 )
@@ -13,6 +14,10 @@ import (
 // where memdrv's driver answers Miss; a suite that checks the rule must
 // catch it.
 func ExampleNew() {
+	stem, err := keys.NewStem("demo")
+	if err != nil {
+		panic(err)
+	}
 	store := memdrv.NewStore()
 	honest := memdrv.New(store, memdrv.Options{})
 	liar, err := broken.New(broken.ReadyForAbsent, store, memdrv.Options{})
@@ -29,8 +34,8 @@ func ExampleNew() {
 			panic(err)
 		}
 		changed := make(chan struct{}, 1)
-		row := contract.Row{Key: "absent", Spans: []contract.Span{mem.Region.Slot(0)}}
-		op, err := d.Get(contract.RowBatch{Rows: []contract.Row{row}}, nil, func() {
+		row := contract.Row{Name: []byte("absent"), Spans: []contract.Span{mem.Region.Slot(0)}}
+		op, err := d.Get(contract.RowBatch{Keys: stem, Rows: []contract.Row{row}}, nil, func() {
 			select {
 			case changed <- struct{}{}:
 			default:
@@ -39,10 +44,10 @@ func ExampleNew() {
 		if err != nil {
 			panic(err)
 		}
-		st := op.Poll()
+		st := op.Poll(nil)
 		for st.Access == contract.Open {
 			<-changed
-			st = op.Poll()
+			st = op.Poll(st.Rows)
 		}
 		fmt.Printf("%T: %v\n", d, st.Rows[0])
 		if !d.Drain(context.Background()) {

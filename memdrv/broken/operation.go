@@ -17,9 +17,12 @@ type operation struct {
 	shownUnprovable bool   // UnprovableNotTerminal: Poll reported Unprovable
 }
 
-// Poll returns the wrapped operation's state, bent by the rule.
-func (o *operation) Poll() contract.OpState {
-	st := o.inner.Poll()
+// Poll returns the wrapped operation's state, bent by the rule. The
+// wrapped Poll appends to dst[:0] as the contract says; a rule that bends
+// the statuses edits them there, in the caller's own slice, so the
+// broken driver allocates nothing more than memdrv's.
+func (o *operation) Poll(dst []contract.RowStatus) contract.OpState {
+	st := o.inner.Poll(dst)
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	switch o.rule {

@@ -9,28 +9,30 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestKeysetAgainstAScan drives windows of every length over keys that
+// TestNamesetAgainstAScan drives windows of every length over names that
 // repeat often, restarting at random points, and compares every answer
 // with a scan of the window. Long windows and restarts exercise the table
-// and its stale entries.
-func TestKeysetAgainstAScan(t *testing.T) {
+// and its stale entries; one set serves every round, so reset's clearing
+// is exercised too.
+func TestNamesetAgainstAScan(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
+	var s nameset // one set for every round: reset must forget the last
 	for round := range 200 {
 		n := 1 + rng.IntN(200)
 		alphabet := 1 + rng.IntN(2*n)
-		keys := make([]string, n)
+		keys := make([][]byte, n)
 		for i := range keys {
-			keys[i] = fmt.Sprintf("kvshare/v1/%d", rng.IntN(alphabet))
+			keys[i] = fmt.Appendf(nil, "kvshare/v1/%d", rng.IntN(alphabet))
 		}
 		longest := 1 + rng.IntN(n)
-		s := keyset{keys: keys, longest: longest}
+		s.reset(keys, longest)
 		for from := 0; from < n; {
 			s.restart(from)
 			for s.end < n && s.end-from < longest {
 				i := s.end
 				want := -1
 				for j := from; j < i; j++ {
-					if keys[j] == keys[i] {
+					if string(keys[j]) == string(keys[i]) {
 						want = j
 						break
 					}
@@ -50,7 +52,7 @@ func TestKeysetAgainstAScan(t *testing.T) {
 	}
 }
 
-func TestSameKey(t *testing.T) {
+func TestSameName(t *testing.T) {
 	for _, tt := range []struct {
 		a, b string
 		want bool
@@ -63,6 +65,6 @@ func TestSameKey(t *testing.T) {
 		{"stem/0a", "stem/0b", false},
 		{"stem/0a", "stem/0a", true},
 	} {
-		assert.Equal(t, tt.want, sameKey(tt.a, tt.b), "sameKey(%q, %q)", tt.a, tt.b)
+		assert.Equal(t, tt.want, sameName([]byte(tt.a), []byte(tt.b)), "sameName(%q, %q)", tt.a, tt.b)
 	}
 }
