@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -110,6 +111,242 @@ func CI() {
 	mg.SerialDeps(Lint, Deps, Test, Standalone)
 }
 
+// Realpool runs the real-pool tier: the tests that start a real Mooncake
+// pool. Off (one line, success) when KVSHARE_MOONCAKE_DIR is unset; when
+// set it must be the absolute path of a usable Mooncake folder (bin/,
+// lib/), else it fails saying why. It builds every test binary first,
+// then runs them one at a time (-p 1, -test.parallel=1: one pool at a
+// time), inside a private network namespace when root and unshare allow
+// it, else on loopback. Failures are shown, passes counted; a test that
+// skips as if the tier were off, or a binary that runs no test, fails it.
+// KVSHARE_REALPOOL_TIMEOUT sets each binary's -test.timeout (default 20m).
+func Realpool() error {
+	dir := os.Getenv("KVSHARE_MOONCAKE_DIR")
+	if dir == "" {
+		fmt.Println("realpool: off (KVSHARE_MOONCAKE_DIR is not set; set it to the absolute path of a Mooncake folder to run the real-pool tier)")
+		return nil
+	}
+	if !filepath.IsAbs(dir) {
+		return fmt.Errorf("realpool: KVSHARE_MOONCAKE_DIR=%q is not an absolute path", dir)
+	}
+	timeout := os.Getenv("KVSHARE_REALPOOL_TIMEOUT")
+	if timeout == "" {
+		timeout = "20m"
+	}
+	// The folder checked as the tests will check it; prints the library's
+	// SHA-256 and mooncake_master --version.
+	if err := inModule("mooncakedrv", nil, "go", "run", "./pool/internal/tiercheck"); err != nil {
+		return fmt.Errorf("realpool: KVSHARE_MOONCAKE_DIR=%s cannot be used (see above): %w", dir, err)
+	}
+	pkgs, err := realPoolPackages()
+	if err != nil {
+		return err
+	}
+	bins, err := os.MkdirTemp("", "kvshare-realpool-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(bins)
+	fmt.Printf("realpool: building %d test binaries\n", len(pkgs))
+	for i := range pkgs {
+		pkgs[i].binary = filepath.Join(bins, fmt.Sprintf("%02d.test", i))
+		err := inModule(pkgs[i].module, map[string]string{"CGO_ENABLED": "1"},
+			"go", "test", "-c", "-race", "-o", pkgs[i].binary, pkgs[i].importPath)
+		if err != nil {
+			return fmt.Errorf("realpool: building %s: %w", pkgs[i].importPath, err)
+		}
+	}
+	// test2json reads the binaries' -test.v=test2json output; since Go
+	// 1.24 it is built on demand, not shipped in GOTOOLDIR.
+	test2json := filepath.Join(bins, "test2json")
+	if err := sh.Run("go", "build", "-o", test2json, "cmd/test2json"); err != nil {
+		return fmt.Errorf("realpool: building test2json: %w", err)
+	}
+	wrap, where := privateNetwork()
+	fmt.Println("realpool: running", where)
+	env, err := realPoolEnv()
+	if err != nil {
+		return err
+	}
+	var total testCounts
+	var failed []string
+	for _, pkg := range pkgs {
+		args := append(append([]string(nil), wrap...), pkg.binary,
+			"-test.v=test2json", "-test.count=1", "-test.parallel=1", "-test.timeout="+timeout)
+		counts, err := runTestBinary(pkg, env, append([]string{test2json, "-t", "-p", pkg.importPath}, args...))
+		total.add(counts)
+		if err != nil {
+			fmt.Printf("realpool: FAIL %s: %v\n", pkg.importPath, err)
+			failed = append(failed, pkg.importPath)
+		}
+	}
+	fmt.Printf("realpool: %d passed, %d failed, %d skipped\n", total.passed, total.failed, total.skipped)
+	if len(failed) > 0 {
+		return fmt.Errorf("realpool: failed: %s", strings.Join(failed, ", "))
+	}
+	return nil
+}
+
+// realPoolExtra lists the packages outside mooncakedrv whose tests belong
+// to the real-pool tier, as {module folder, package pattern}; every
+// package of mooncakedrv that has tests is in the tier already.
+var realPoolExtra = [][2]string{}
+
+// realPoolPackage is one test binary of the tier.
+type realPoolPackage struct {
+	module, importPath, dir, binary string
+}
+
+// realPoolPackages lists the tier's packages: those of mooncakedrv with
+// tests, then realPoolExtra's.
+func realPoolPackages() ([]realPoolPackage, error) {
+	lists := append([][2]string{{"mooncakedrv", "./..."}}, realPoolExtra...)
+	var pkgs []realPoolPackage
+	for _, l := range lists {
+		cmd := exec.Command("go", "list", "-f", "{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}} {{.Dir}}{{end}}", l[1])
+		cmd.Dir = l[0]
+		cmd.Stderr = os.Stderr
+		out, err := cmd.Output()
+		if err != nil {
+			return nil, fmt.Errorf("realpool: go list %s in %s: %w", l[1], l[0], err)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			if path, dir, ok := strings.Cut(line, " "); ok {
+				pkgs = append(pkgs, realPoolPackage{module: l[0], importPath: path, dir: dir})
+			}
+		}
+	}
+	if len(pkgs) == 0 {
+		return nil, errors.New("realpool: no package with tests found")
+	}
+	return pkgs, nil
+}
+
+// privateNetwork returns the command prefix that runs a test binary in a
+// network namespace of its own with only lo, up, and says where tests
+// run; an empty prefix (loopback) when not root or unshare cannot.
+func privateNetwork() ([]string, string) {
+	if os.Geteuid() != 0 {
+		return nil, "on loopback (not root, so no private network namespace)"
+	}
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		return nil, "on loopback (no unshare, so no private network namespace)"
+	}
+	ip, err := exec.LookPath("ip")
+	if err != nil {
+		return nil, "on loopback (no ip command to bring lo up in a private network namespace)"
+	}
+	script := "'" + ip + `' link set lo up && exec "$@"`
+	if out, err := exec.Command(unshare, "--net", "sh", "-c", script, "sh", "true").CombinedOutput(); err != nil {
+		return nil, fmt.Sprintf("on loopback (unshare --net failed: %v: %s)", err, strings.TrimSpace(string(out)))
+	}
+	return []string{unshare, "--net", "sh", "-c", script, "sh"}, "in a private network namespace (unshare --net, only lo, up)"
+}
+
+// realPoolEnv is the tests' environment: this one, with the Go toolchain
+// first on PATH (tests build small helper programs).
+func realPoolEnv() ([]string, error) {
+	goroot, err := sh.Output("go", "env", "GOROOT")
+	if err != nil {
+		return nil, fmt.Errorf("realpool: go env GOROOT: %w", err)
+	}
+	env := append(os.Environ(), "PATH="+filepath.Join(goroot, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"), "CGO_ENABLED=1")
+	return env, nil
+}
+
+// testCounts counts tests (subtests included) by outcome.
+type testCounts struct{ passed, failed, skipped int }
+
+func (c *testCounts) add(o testCounts) {
+	c.passed += o.passed
+	c.failed += o.failed
+	c.skipped += o.skipped
+}
+
+// testEvent is one line of go tool test2json's output.
+type testEvent struct {
+	Action, Test, Output string
+}
+
+// runTestBinary runs one test binary under test2json (args, from the
+// package's folder), prints the output of failed tests only, and fails on
+// a failed test, a non-zero exit, no test run, or a skip that says the
+// tier is off.
+func runTestBinary(pkg realPoolPackage, env, args []string) (testCounts, error) {
+	var counts testCounts
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Dir, cmd.Env, cmd.Stderr = pkg.dir, env, os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return counts, err
+	}
+	if err := cmd.Start(); err != nil {
+		return counts, err
+	}
+	outputs := map[string]*strings.Builder{}
+	var skips []string
+	tierOff := false
+	dec := json.NewDecoder(stdout)
+	for {
+		var ev testEvent
+		if err := dec.Decode(&ev); err != nil {
+			break
+		}
+		if outputs[ev.Test] == nil {
+			outputs[ev.Test] = &strings.Builder{}
+		}
+		switch ev.Action {
+		case "output":
+			outputs[ev.Test].WriteString(ev.Output)
+			tierOff = tierOff || strings.Contains(ev.Output, "real-pool tier off")
+		case "pass":
+			if ev.Test != "" {
+				counts.passed++
+			}
+		case "skip":
+			if ev.Test != "" {
+				counts.skipped++
+				skips = append(skips, ev.Test+": "+skipReason(outputs[ev.Test].String()))
+			}
+		case "fail":
+			if ev.Test != "" {
+				counts.failed++
+				fmt.Print(outputs[ev.Test].String())
+			}
+		}
+	}
+	_, _ = io.Copy(io.Discard, stdout)
+	waitErr := cmd.Wait()
+	for _, s := range skips {
+		fmt.Printf("realpool:   skipped %s\n", s)
+	}
+	fmt.Printf("realpool: %s: %d passed, %d failed, %d skipped\n", pkg.importPath, counts.passed, counts.failed, counts.skipped)
+	switch {
+	case waitErr != nil || counts.failed > 0:
+		if counts.failed == 0 { // a panic, a timeout, a failing TestMain
+			fmt.Print(outputs[""].String())
+		}
+		return counts, fmt.Errorf("%d failed, exit: %v", counts.failed, waitErr)
+	case tierOff:
+		return counts, errors.New("a test skipped as if the tier were off although KVSHARE_MOONCAKE_DIR is set")
+	case counts.passed == 0:
+		return counts, errors.New("ran no test")
+	}
+	return counts, nil
+}
+
+// skipReason picks the message of a skipped test from its output.
+func skipReason(out string) string {
+	for _, line := range strings.Split(out, "\n") {
+		line = strings.TrimSpace(line)
+		if line != "" && !strings.HasPrefix(line, "=== ") && !strings.HasPrefix(line, "--- ") {
+			return line
+		}
+	}
+	return "(no reason given)"
+}
+
 // allowedImports is ARCHITECTURE §2's table: the modules (ours by folder,
 // others by module path) each module's packages may import, tests aside.
 var allowedImports = map[string][]string{
@@ -121,6 +358,7 @@ var allowedImports = map[string][]string{
 	"memdrv":      {"contract", "rowbatch", "scheduler"},
 	"conformance": {"contract", "rowbatch", "github.com/stretchr/testify"},
 	"mooncakesdk": {"github.com/ebitengine/purego", "github.com/BurntSushi/toml"},
+	"mooncakedrv": {"contract", "rowbatch", "scheduler", "mooncakesdk", "github.com/ebitengine/purego", "github.com/BurntSushi/toml"},
 	"tools":       {"*"},
 }
 

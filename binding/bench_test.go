@@ -229,3 +229,22 @@ func percentile50(ds []time.Duration) time.Duration {
 	p50, _ := percentiles(ds)
 	return p50
 }
+
+// BenchmarkValidate is the check of a whole fetch before its first call
+// reaches the driver (slot range, name length, repeated slots): at 4096
+// rows it is most of the time to the first driver call.
+func BenchmarkValidate(b *testing.B) {
+	for _, sh := range benchShapes {
+		b.Run(sh.name, func(b *testing.B) {
+			be := benchBackend(b, newInstant(sh.rows, true), sh.callRows)
+			v := benchView(sh.rows)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := be.validate(fetch, v, nil, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*sh.rows), "ns/row")
+		})
+	}
+}

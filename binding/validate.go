@@ -27,6 +27,17 @@ func (b *Backend) validate(dir direction, v contract.View, h contract.Hint, d co
 			return 0, invalid(-1, -1, "publish destination of type %T given; it must be nil", d)
 		}
 	}
+	// One pass over the rows: a fetch's repeated slots are found in the
+	// same pass as bad slots and names, from a pooled table of stamps.
+	var seen []uint32
+	var stamp uint32
+	if dir == fetch {
+		t := b.slots.take()
+		if t != nil {
+			defer b.slots.give(t)
+			seen, stamp = t.seen, t.stamp
+		}
+	}
 	for gi := range v.Groups {
 		g := &v.Groups[gi]
 		region, served := b.regions.Region(g.Region)
@@ -40,35 +51,52 @@ func (b *Backend) validate(dir direction, v contract.View, h contract.Hint, d co
 		case len(g.Slots) != len(g.Names):
 			return 0, invalid(gi, -1, "%d slots but %d names", len(g.Slots), len(g.Names))
 		}
-		for ri, s := range g.Slots {
-			if s < 0 || int(s) >= region.SlotCount {
-				return 0, invalid(gi, ri, "slot %d out of range [0, %d) of region %d", s, region.SlotCount, g.Region)
+		names := g.Names[:len(g.Slots)]
+		count := uint(region.SlotCount)
+		base := b.slots.base[g.Region]
+		for ri, slot := range g.Slots {
+			if uint(int(slot)) >= count { // a negative slot is huge as a uint
+				return 0, invalid(gi, ri, "slot %d out of range [0, %d) of region %d", slot, region.SlotCount, g.Region)
 			}
-		}
-		for ri, name := range g.Names {
-			if n := len(name); n == 0 || n > keys.MaxNameBytes {
+			n := len(names[ri])
+			if uint(n-1) >= keys.MaxNameBytes { // 0 wraps to the largest uint
 				return 0, invalid(gi, ri, "name of %d bytes, want 1 to %d", n, keys.MaxNameBytes)
 			}
-			nameBytes += len(name)
+			nameBytes += n
+			if seen != nil {
+				e := &seen[base+int(slot)]
+				if *e == stamp {
+					return 0, b.slots.repeated(v, gi, ri)
+				}
+				*e = stamp
+			}
 		}
 	}
-	if dir == fetch {
-		return nameBytes, b.slots.distinct(v)
+	if dir == fetch && seen == nil {
+		return nameBytes, b.slots.distinctByMap(v) // a binding too large for stamps
 	}
 	return nameBytes, nil
 }
 
-// maxSlotBits bounds the pooled bit sets (2 MiB each); a binding with
-// more slots checks a fetch with a map instead.
+// maxSlotBits bounds the pooled stamp tables (64 MiB each); a binding
+// with more slots checks a fetch with a map instead.
 const maxSlotBits = 1 << 24
 
-// slotSets finds a slot that two rows of one fetch would both write. Each
-// served slot of the binding has one bit; sets are pooled and cleared
-// after use, so a check costs a few nanoseconds a row.
+// slotSets finds a slot that two rows of one fetch would both write.
+// Each served slot of the binding has one entry in a pooled table of
+// stamps: a row marks its slot with the check's stamp, and a slot that
+// already carries it repeats. A new stamp per check clears the table,
+// so a check costs one load and one store a row.
 type slotSets struct {
-	base []int // first bit of each region; -1 for unserved ones
+	base []int // first entry of each region; -1 for unserved ones
 	bits int
 	pool sync.Pool
+}
+
+// stamps is one pooled table: stamp is the value the last check wrote.
+type stamps struct {
+	stamp uint32
+	seen  []uint32
 }
 
 func (s *slotSets) init(r *Regions) {
@@ -85,53 +113,27 @@ func (s *slotSets) init(r *Regions) {
 	if s.bits > maxSlotBits {
 		return // distinct uses a map per fetch
 	}
-	words := (s.bits + 63) / 64
-	s.pool.New = func() any {
-		w := make([]uint64, words)
-		return &w
-	}
+	n := s.bits
+	s.pool.New = func() any { return &stamps{seen: make([]uint32, n)} }
 }
 
-// distinct reports the first row of a (validated) view whose slot an
-// earlier row already names.
-func (s *slotSets) distinct(v contract.View) error {
+// take returns a stamp table with a fresh stamp, or nil when the binding
+// is too large for tables (then distinctByMap checks a fetch).
+func (s *slotSets) take() *stamps {
 	if s.pool.New == nil {
-		return s.distinctByMap(v)
+		return nil
 	}
-	set := s.pool.Get().(*[]uint64)
-	defer s.pool.Put(set)
-	w := *set
-	var err error
-	gi, ri := 0, 0
-mark:
-	for gi = range v.Groups {
-		g := &v.Groups[gi]
-		base := s.base[g.Region]
-		for ri = range g.Slots {
-			bit := base + int(g.Slots[ri])
-			if w[bit/64]&(1<<(bit%64)) != 0 {
-				err = s.repeated(v, gi, ri)
-				break mark
-			}
-			w[bit/64] |= 1 << (bit % 64)
-		}
-		ri = len(g.Slots)
+	t := s.pool.Get().(*stamps)
+	t.stamp++
+	if t.stamp == 0 { // wrapped: entries of 2^32 checks ago would match
+		clear(t.seen)
+		t.stamp = 1
 	}
-	// Clear what was marked: every row before (gi, ri).
-	for gj := 0; gj <= gi && gj < len(v.Groups); gj++ {
-		g := &v.Groups[gj]
-		base := s.base[g.Region]
-		end := len(g.Slots)
-		if gj == gi {
-			end = ri
-		}
-		for _, slot := range g.Slots[:end] {
-			bit := base + int(slot)
-			w[bit/64] &^= 1 << (bit % 64)
-		}
-	}
-	return err
+	return t
 }
+
+// give returns a table taken with take.
+func (s *slotSets) give(t *stamps) { s.pool.Put(t) }
 
 // distinctByMap is distinct for a binding too large for bit sets.
 func (s *slotSets) distinctByMap(v contract.View) error {

@@ -1,0 +1,109 @@
+package mooncakedrv
+
+import (
+	"unsafe"
+
+	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/mooncakesdk"
+)
+
+// part is one SDK call's worth of an operation: rows [lo, hi) of its
+// batch, at most RowsPerCall rows and BytesPerCall bytes (a single
+// larger row goes alone). Its keys are built at admission straight into
+// the packed list the SDK call takes; the slices beside them are the
+// call's other arguments. Parts are pooled with their buffers.
+type part struct {
+	op     *operation
+	lo, hi int
+
+	keys   mooncakesdk.KeyList
+	bufs   []uintptr
+	sizes  []uint64
+	codes  []int64
+	exists []int32
+	status []contract.RowStatus // the verdicts being worked out, by part row
+	open   []bool               // put: the row's key was left open by this part's put
+	plan   []putRow             // put: what the part does with each row
+
+	// A subset of the rows for a second call (a put without the rows
+	// decided at once, an exists-check, a reread): sub's keys are copies
+	// of keys', subRows their part rows.
+	sub      mooncakesdk.KeyList
+	subRows  []int
+	subBufs  []uintptr
+	subSizes []uint64
+	subCodes []int64
+	subExist []int32
+}
+
+// newPart takes a part from the pool for rows [lo, hi) of op.
+func (d *Driver) newPart(op *operation, lo, hi int) *part {
+	p, _ := d.parts.Get().(*part)
+	if p == nil {
+		p = new(part)
+	}
+	n := hi - lo
+	p.op, p.lo, p.hi = op, lo, hi
+	p.keys.Reset()
+	p.bufs = resize(p.bufs, n)
+	p.sizes = resize(p.sizes, n)
+	p.codes = resize(p.codes, n)
+	p.exists = resize(p.exists, n)
+	p.status = resize(p.status, n)
+	p.open = resize(p.open, n)
+	p.plan = resize(p.plan, n)
+	clear(p.status)
+	clear(p.open)
+	return p
+}
+
+// releasePart returns p to the pool. Nothing may refer to its keys any
+// more: the rows it marked in Driver.writing were unmarked when they
+// ended.
+func (d *Driver) releasePart(p *part) {
+	p.op = nil
+	d.parts.Put(p)
+}
+
+// len returns the number of rows of the part.
+func (p *part) len() int { return p.hi - p.lo }
+
+// key returns the key of part row j as a string over the key list's
+// bytes, without a copy. It is valid while the list is not reset: the
+// driver's writing set holds such strings only until the row ends.
+func (p *part) key(j int) string {
+	k := p.keys.Key(j)
+	return unsafe.String(unsafe.SliceData(k), len(k))
+}
+
+// selectRows fills the sub-call's arguments with the part rows for which
+// keep is true, copying their keys (which crossed into the part's list
+// at admission, so they copy without fault); it returns how many it
+// kept.
+func (p *part) selectRows(keep func(j int) bool) int {
+	p.sub.Reset()
+	p.subRows = p.subRows[:0]
+	p.subBufs = p.subBufs[:0]
+	p.subSizes = p.subSizes[:0]
+	for j := range p.len() {
+		if !keep(j) {
+			continue
+		}
+		_ = p.sub.Add(append(p.sub.Tail(), p.keys.Key(j)...))
+		p.subRows = append(p.subRows, j)
+		p.subBufs = append(p.subBufs, p.bufs[j])
+		p.subSizes = append(p.subSizes, p.sizes[j])
+	}
+	n := len(p.subRows)
+	p.subCodes = resize(p.subCodes, n)
+	p.subExist = resize(p.subExist, n)
+	return n
+}
+
+// resize returns s with length n, reusing its array when it can.
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}

@@ -1,0 +1,213 @@
+package pool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+	"time"
+)
+
+// statePoll is how often Freeze and Resume look at the provider's state.
+const statePoll = 10 * time.Millisecond
+
+// Freeze stops the provider with SIGSTOP and returns once the kernel shows
+// it stopped: it answers nothing until Resume, and past the master's
+// client TTL the master drops its segment.
+func (p *Pool) Freeze() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	pr, err := p.runningProvider()
+	if err != nil {
+		return err
+	}
+	if p.frozen {
+		return fmt.Errorf("%w: provider pid %d is already frozen", ErrState, pr.pid)
+	}
+	if err := pr.signal(syscall.SIGSTOP); err != nil {
+		return err
+	}
+	p.frozen = true
+	return p.waitState(pr, func(s byte) bool { return s == 'T' }, "stopped")
+}
+
+// Resume continues a frozen provider with SIGCONT and returns once the
+// kernel shows it running again.
+func (p *Pool) Resume() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	pr, err := p.runningProvider()
+	if err != nil {
+		return err
+	}
+	if !p.frozen {
+		return fmt.Errorf("%w: provider pid %d is not frozen", ErrState, pr.pid)
+	}
+	if err := pr.signal(syscall.SIGCONT); err != nil {
+		return err
+	}
+	p.frozen = false
+	return p.waitState(pr, func(s byte) bool { return s != 'T' }, "running")
+}
+
+// StopProvider stops the provider (SIGTERM, SIGKILL after StopTimeout);
+// its objects are gone. The master keeps running.
+func (p *Pool) StopProvider() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	pr, err := p.runningProvider()
+	if err != nil {
+		return err
+	}
+	p.provider, p.frozen = nil, false
+	return pr.stop(p.log, p.opts.StopTimeout)
+}
+
+// StartProvider starts a new, empty provider after StopProvider (or after
+// the provider exited by itself), on its old port when that is free.
+func (p *Pool) StartProvider(ctx context.Context) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopped {
+		return ErrStopped
+	}
+	if p.provider != nil && p.provider.alive() {
+		return fmt.Errorf("%w: provider pid %d is running", ErrState, p.provider.pid)
+	}
+	if p.master == nil || !p.master.alive() {
+		return fmt.Errorf("%w: the master is not running", ErrState)
+	}
+	p.provider = nil
+	return p.startProvider(ctx)
+}
+
+// StopMaster stops the master (SIGTERM, SIGKILL after StopTimeout); the
+// provider keeps running, cut off from it.
+func (p *Pool) StopMaster() error { return p.endMaster(false) }
+
+// KillMaster SIGKILLs the master, as a crash would.
+func (p *Pool) KillMaster() error { return p.endMaster(true) }
+
+func (p *Pool) endMaster(kill bool) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopped {
+		return ErrStopped
+	}
+	pr := p.master
+	if pr == nil || !pr.alive() {
+		return fmt.Errorf("%w: the master is not running", ErrState)
+	}
+	p.master = nil
+	if kill {
+		return pr.kill(p.opts.StopTimeout)
+	}
+	return pr.stop(p.log, p.opts.StopTimeout)
+}
+
+// StartMaster starts a new master, with no objects, on the ports of the
+// old one (clients and the provider know its address), after StopMaster
+// or KillMaster.
+func (p *Pool) StartMaster(ctx context.Context) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopped {
+		return ErrStopped
+	}
+	if p.master != nil && p.master.alive() {
+		return fmt.Errorf("%w: master pid %d is running", ErrState, p.master.pid)
+	}
+	p.master = nil
+	return p.startMaster(ctx, true)
+}
+
+// Healthy reports, with ErrExited and the tail of its log, each process
+// that should be running and has exited.
+func (p *Pool) Healthy() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopped {
+		return ErrStopped
+	}
+	var errs []error
+	for _, pr := range []*process{p.master, p.provider} {
+		if pr != nil && !pr.alive() {
+			errs = append(errs, pr.exitError(ErrExited))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Stop stops every process the pool started, by PID: the provider, then
+// the master, each with SIGTERM and SIGKILL after StopTimeout. It is safe
+// to call more than once and from t.Cleanup; an error names a process that
+// survived. A log folder Start made is removed when everything stopped.
+func (p *Pool) Stop() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopped {
+		return nil
+	}
+	p.stopped = true
+	var errs []error
+	// Providers first: on SIGTERM a provider unmounts its segment at the
+	// master, and hangs past StopTimeout when the master is gone.
+	for _, role := range []Role{Provider, Master} {
+		for i := len(p.all) - 1; i >= 0; i-- {
+			if p.all[i].role != role {
+				continue
+			}
+			if err := p.all[i].stop(p.log, p.opts.StopTimeout); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	p.master, p.provider, p.frozen = nil, nil, false
+	if len(errs) > 0 {
+		return errors.Join(errs...) // the launcher's thread stays, so Pdeathsig stays armed
+	}
+	p.launch.close()
+	if p.ownDir {
+		if err := os.RemoveAll(p.logDir); err != nil {
+			return fmt.Errorf("pool: removing logs: %w", err)
+		}
+	}
+	p.log.Info("pool: stopped", "processes", len(p.all))
+	return nil
+}
+
+func (p *Pool) runningProvider() (*process, error) {
+	if p.stopped {
+		return nil, ErrStopped
+	}
+	if p.provider == nil {
+		return nil, fmt.Errorf("%w: no provider is running", ErrState)
+	}
+	if !p.provider.alive() {
+		return nil, p.provider.exitError(ErrExited)
+	}
+	return p.provider, nil
+}
+
+// waitState polls the provider's /proc state until ok, bounded by
+// StopTimeout.
+func (p *Pool) waitState(pr *process, ok func(byte) bool, want string) error {
+	deadline := time.NewTimer(p.opts.StopTimeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(statePoll)
+	defer tick.Stop()
+	for {
+		s := procState(pr.pid)
+		if s == 0 || ok(s) { // 0: /proc cannot tell; the signal was sent
+			return nil
+		}
+		select {
+		case <-pr.exited:
+			return pr.exitError(ErrExited)
+		case <-deadline.C:
+			return fmt.Errorf("%w: %s pid %d not %s after %v (state %c)", ErrState, pr.role, pr.pid, want, p.opts.StopTimeout, s)
+		case <-tick.C:
+		}
+	}
+}

@@ -1,0 +1,268 @@
+package pool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Pool is a running master and segment provider on loopback. Its methods
+// are safe for concurrent use and run one at a time.
+type Pool struct {
+	opts   Options
+	log    *slog.Logger
+	launch *launcher
+	logDir string
+	ownDir bool // logDir was made by Start, so Stop removes it
+
+	mu           sync.Mutex
+	stopped      bool
+	rpcPort      int
+	metadataPort int
+	metricsPort  int
+	providerPort int
+	master       *process // nil while killed or stopped
+	provider     *process // nil while stopped
+	frozen       bool
+	launches     map[Role]int // numbers the log files
+	all          []*process   // every process started, for Stop
+}
+
+// Start checks opts.Dir (see Check), starts the master and then the
+// segment provider on free loopback ports, and returns once both accept
+// on every port they were given. A launch whose process exits before that
+// is retried on fresh ports, Options.Attempts times in all. On error
+// nothing Start launched is left running.
+func Start(ctx context.Context, opts Options) (*Pool, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if err := Check(ctx, opts.Dir); err != nil {
+		return nil, err
+	}
+	p := &Pool{opts: opts, log: opts.Logger, logDir: opts.LogDir, launches: map[Role]int{}}
+	if p.logDir == "" {
+		if p.logDir, err = os.MkdirTemp("", "kvshare-pool-"); err != nil {
+			return nil, fmt.Errorf("pool: log folder: %w", err)
+		}
+		p.ownDir = true
+	} else if err := os.MkdirAll(p.logDir, 0o755); err != nil {
+		return nil, fmt.Errorf("pool: log folder: %w", err)
+	}
+	p.launch = newLauncher()
+	p.mu.Lock()
+	err = p.startMaster(ctx, false)
+	if err == nil {
+		err = p.startProvider(ctx)
+	}
+	p.mu.Unlock()
+	if err != nil {
+		p.ownDir = false // keep the logs the error points to
+		return nil, errors.Join(err, p.Stop())
+	}
+	return p, nil
+}
+
+// MasterAddress is the master's RPC address, "127.0.0.1:port".
+func (p *Pool) MasterAddress() string { return hostPort(p.rpcPort) }
+
+// MetadataURL is the master's HTTP metadata server as a client's
+// metadata_server setting: "http://127.0.0.1:port/metadata".
+func (p *Pool) MetadataURL() string {
+	return "http://" + hostPort(p.metadataPort) + "/metadata"
+}
+
+// ProviderPort is the segment provider's service port; StartProvider may
+// move it when the old one was taken meanwhile.
+func (p *Pool) ProviderPort() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.providerPort
+}
+
+// ClientEnv is the environment ("NAME=value") a client process of this
+// pool needs: the transfer engine bound to loopback.
+func (p *Pool) ClientEnv() []string { return []string{"MC_TCP_BIND_ADDRESS=" + Host} }
+
+// LogDir is the folder that holds the processes' logs.
+func (p *Pool) LogDir() string { return p.logDir }
+
+// PID is the PID of the role's running process, 0 when none runs.
+func (p *Pool) PID(role Role) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if pr := p.current(role); pr != nil && pr.alive() {
+		return pr.pid
+	}
+	return 0
+}
+
+// PIDs lists every process the pool started that has not been reaped:
+// empty after Stop.
+func (p *Pool) PIDs() []int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var pids []int
+	for _, pr := range p.all {
+		if pr.alive() {
+			pids = append(pids, pr.pid)
+		}
+	}
+	return pids
+}
+
+// LogTail returns the last lines of the role's latest log.
+func (p *Pool) LogTail(role Role) string {
+	p.mu.Lock()
+	n := p.launches[role]
+	p.mu.Unlock()
+	if n == 0 {
+		return "  (never started)"
+	}
+	return logTail(p.logPath(role, n))
+}
+
+func (p *Pool) current(role Role) *process {
+	if role == Master {
+		return p.master
+	}
+	return p.provider
+}
+
+func (p *Pool) logPath(role Role, n int) string {
+	return filepath.Join(p.logDir, fmt.Sprintf("%s-%d.log", role, n))
+}
+
+// startMaster launches the master, on the ports it had when samePorts
+// (a restart: clients know its address), else on fresh ones each attempt.
+func (p *Pool) startMaster(ctx context.Context, samePorts bool) error {
+	var errs []error
+	for attempt := 1; attempt <= p.opts.Attempts; attempt++ {
+		if !samePorts {
+			ports, err := pickPorts(3, p.providerPort)
+			if err != nil {
+				return err
+			}
+			p.rpcPort, p.metadataPort, p.metricsPort = ports[0], ports[1], ports[2]
+		}
+		args := p.opts.masterArgs(p.rpcPort, p.metadataPort, p.metricsPort)
+		pr, err := p.launchOne(ctx, Master, attempt, MasterBinary, args, p.opts.MasterEnv, p.rpcPort, p.metadataPort, p.metricsPort)
+		if err == nil {
+			p.master = pr
+			return nil
+		}
+		if !errors.Is(err, ErrEarlyExit) {
+			return err
+		}
+		errs = append(errs, err)
+	}
+	return fmt.Errorf("pool: master did not start in %d attempts: %w", p.opts.Attempts, errors.Join(errs...))
+}
+
+// startProvider launches the provider, on its old port first when it had
+// one and that port is free, else on a fresh port.
+func (p *Pool) startProvider(ctx context.Context) error {
+	var errs []error
+	for attempt := 1; attempt <= p.opts.Attempts; attempt++ {
+		if p.providerPort == 0 || attempt > 1 || !portFree(p.providerPort) {
+			ports, err := pickPorts(1, p.rpcPort, p.metadataPort, p.metricsPort, p.providerPort)
+			if err != nil {
+				return err
+			}
+			p.providerPort = ports[0]
+		}
+		args := p.opts.providerArgs(p.providerPort, p.MasterAddress(), p.MetadataURL())
+		pr, err := p.launchOne(ctx, Provider, attempt, ProviderBinary, args, p.opts.ProviderEnv, p.providerPort)
+		if err == nil {
+			p.provider, p.frozen = pr, false
+			return nil
+		}
+		if !errors.Is(err, ErrEarlyExit) {
+			return err
+		}
+		errs = append(errs, err)
+	}
+	return fmt.Errorf("pool: provider did not start in %d attempts: %w", p.opts.Attempts, errors.Join(errs...))
+}
+
+// launchOne starts one process and waits until it accepts on every port
+// (ErrEarlyExit when it exits first, ErrNotReady past StartTimeout, when
+// it is stopped again).
+func (p *Pool) launchOne(ctx context.Context, role Role, attempt int, binary string, args, env []string, ports ...int) (*process, error) {
+	if p.opts.beforeLaunch != nil {
+		p.opts.beforeLaunch(role, attempt, ports)
+	}
+	p.launches[role]++
+	logPath := p.logPath(role, p.launches[role])
+	env = append([]string{"MC_TCP_BIND_ADDRESS=" + Host}, env...)
+	pr, err := spawn(p.launch, role, filepath.Join(p.opts.Dir, binary), args, env, logPath)
+	if err != nil {
+		return nil, err
+	}
+	p.all = append(p.all, pr)
+	started := time.Now()
+	if err := p.waitReady(ctx, pr, ports); err != nil {
+		if stopErr := pr.stop(p.log, p.opts.StopTimeout); stopErr != nil {
+			err = errors.Join(err, stopErr)
+		}
+		p.log.Warn("pool: launch failed", "role", role, "attempt", attempt, "pid", pr.pid, "ports", ports, "log", logPath, "err", err)
+		return nil, err
+	}
+	p.log.Info("pool: started", "role", role, "pid", pr.pid, "ports", ports, "after", time.Since(started).Round(time.Millisecond), "log", logPath)
+	return pr, nil
+}
+
+// readyPoll is how often waitReady looks at the child's sockets.
+const readyPoll = 25 * time.Millisecond
+
+// waitReady waits until pr listens on every port (by /proc where it can
+// tell) and a dial to each is accepted, bounded by StartTimeout and ctx.
+func (p *Pool) waitReady(ctx context.Context, pr *process, ports []int) error {
+	ctx, cancel := context.WithTimeout(ctx, p.opts.StartTimeout)
+	defer cancel()
+	tick := time.NewTicker(readyPoll)
+	defer tick.Stop()
+	pending := append([]int(nil), ports...)
+	for {
+		pending = p.notAccepting(ctx, pr.pid, pending)
+		if len(pending) == 0 && pr.alive() {
+			return nil
+		}
+		select {
+		case <-pr.exited:
+			return pr.exitError(ErrEarlyExit)
+		case <-ctx.Done():
+			return fmt.Errorf("%w: %s pid %d: ports %v not accepting after %v (%w); log %s:\n%s",
+				ErrNotReady, pr.role, pr.pid, pending, p.opts.StartTimeout, context.Cause(ctx), pr.logPath, logTail(pr.logPath))
+		case <-tick.C:
+		}
+	}
+}
+
+// notAccepting returns the ports of pending that pid does not yet own or
+// that refuse a dial.
+func (p *Pool) notAccepting(ctx context.Context, pid int, pending []int) []int {
+	var left []int
+	for _, port := range pending {
+		if owns, known := ownsListener(pid, port); known && !owns {
+			left = append(left, port)
+			continue
+		}
+		d := net.Dialer{Timeout: time.Second}
+		conn, err := d.DialContext(ctx, "tcp4", net.JoinHostPort(Host, strconv.Itoa(port)))
+		if err != nil {
+			left = append(left, port)
+			continue
+		}
+		_ = conn.Close()
+	}
+	return left
+}

@@ -1,0 +1,135 @@
+package mooncakedrv
+
+import (
+	"fmt"
+
+	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/mooncakesdk"
+)
+
+// finish records a part's verdicts, once every SDK call of it returned:
+// the rows' statuses, the keys it left open, the writing marks it ends,
+// and whether its access is unprovable; then it gives the part back.
+func (d *Driver) finish(p *part, unprovable bool) {
+	op := p.op
+	d.mu.Lock()
+	for j, st := range p.status {
+		if !st.Final() {
+			st = contract.Fault // no verdict reached: nothing proves the row arrived
+		}
+		i := p.lo + j
+		op.rows[i] = st
+		d.unmarkLocked(p, j)
+		if op.dir == contract.PutDir {
+			d.stats.PutRows[st]++
+			if p.open[j] && d.ledger.add(p.keys.Key(j)) {
+				d.stats.KeysLeftOpen = int64(d.ledger.len())
+			}
+			if p.plan[j] == putLeftOpen && st == contract.Declined {
+				d.stats.RowsDeclinedLeftOpen++
+			}
+		} else {
+			d.stats.GetRows[st]++
+		}
+	}
+	op.pending -= p.len()
+	op.parts--
+	op.unprovable = op.unprovable || unprovable
+	op.endAccessLocked()
+	d.stats.Parts++
+	d.mu.Unlock()
+	d.releasePart(p)
+}
+
+// cancelPartLocked ends Cancelled every row of a part no worker took: it
+// never reached the store.
+func (d *Driver) cancelPartLocked(p *part) {
+	op := p.op
+	for j := range p.len() {
+		op.rows[p.lo+j] = contract.Cancelled
+		d.unmarkLocked(p, j)
+		if op.dir == contract.PutDir {
+			d.stats.PutRows[contract.Cancelled]++
+		} else {
+			d.stats.GetRows[contract.Cancelled]++
+		}
+	}
+	op.pending -= p.len()
+	op.parts--
+	op.endAccessLocked()
+}
+
+// notifyLocked calls op's callback on a goroutine of its own, which
+// Drain waits for like a worker: the rows Cancel ends are reported
+// without calling back into Cancel's caller.
+func (d *Driver) notifyLocked(op *operation) {
+	if op.onChange == nil {
+		return
+	}
+	d.busy++
+	go func() {
+		d.callOnChange(op)
+		d.mu.Lock()
+		d.busy--
+		if d.busy == 0 {
+			close(d.idle)
+			d.idle = make(chan struct{})
+		}
+		d.mu.Unlock()
+	}()
+}
+
+// callOnChange calls op's callback outside every lock of the driver. A
+// panic in it is logged and dropped, so the worker still counts itself
+// finished and Drain stays truthful.
+func (d *Driver) callOnChange(op *operation) {
+	if op.onChange == nil {
+		return
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			d.log.Error("mooncakedrv: onChange panicked", "dir", op.dir, "panic", p)
+		}
+	}()
+	op.onChange()
+}
+
+// count adds calls SDK calls to the stats, and a recovered panic.
+func (d *Driver) count(calls int, panicked any) {
+	d.mu.Lock()
+	d.stats.Calls += int64(calls)
+	if panicked != nil {
+		d.stats.Panics++
+	}
+	d.mu.Unlock()
+}
+
+// logCallFailure logs an SDK call that failed as a whole.
+func (d *Driver) logCallFailure(p *part, fn string, err error, panicked any) {
+	_, unprovable := callFailure(err, panicked)
+	what := fmt.Sprint(err)
+	if panicked != nil {
+		what = fmt.Sprintf("panic: %v", panicked)
+	}
+	d.log.Warn("mooncakedrv: an SDK call failed as a whole; every row of its part ends Fault",
+		"call", fn, "dir", p.op.dir, "rows", p.len(), "failure", what, "access unprovable", unprovable)
+}
+
+// logFaults logs, once per part, how many rows ended Fault and the
+// store's answer for the first of them.
+func (d *Driver) logFaults(p *part, codes []int64) {
+	first, n := -1, 0
+	for j, st := range p.status {
+		if st == contract.Fault {
+			if first < 0 {
+				first = j
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	d.log.Warn("mooncakedrv: rows ended Fault", "dir", p.op.dir, "rows", n, "of", p.len(),
+		"first key", string(p.keys.Key(first)), "answer", mooncakesdk.Code(codes[first]).String())
+}

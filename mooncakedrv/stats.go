@@ -1,0 +1,42 @@
+package mooncakedrv
+
+import "github.com/kvshare/kvshare/contract"
+
+// Stats is a snapshot of a driver's counters, totals since New unless
+// they say "now".
+type Stats struct {
+	// Ops counts operations admitted; OpsOpen those whose access is Open
+	// now; OpsUnprovable those whose access is Unprovable (for good).
+	Ops, OpsOpen, OpsUnprovable int64
+	// PutRows and GetRows count rows by final status, indexed by
+	// [contract.RowStatus].
+	PutRows, GetRows [contract.RowStatusCount]int64
+	// RowsUnprovable counts the rows of operations whose access is
+	// Unprovable: their memory is kept for good.
+	RowsUnprovable int64
+	// KeysLeftOpen is the size of the ledger of keys left open (a put
+	// answered RPC_FAIL, RPC_TIMEOUT or INTERNAL_ERROR): keys this driver
+	// never puts again. It never shrinks.
+	KeysLeftOpen int64
+	// RowsDeclinedLeftOpen counts put rows Declined because their key was
+	// left open and holds no complete object.
+	RowsDeclinedLeftOpen int64
+	// Parts counts parts run; Calls the SDK batch calls they made (a put
+	// part makes two: put-from and its exists-check); Panics the panics
+	// recovered around the SDK.
+	Parts, Calls, Panics int64
+	// KeysWriting is the number of keys a put of this driver is writing
+	// now.
+	KeysWriting int64
+}
+
+// Stats returns a snapshot of the driver's counters.
+func (d *Driver) Stats() Stats {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	s := d.stats
+	s.OpsOpen = int64(len(d.open))
+	s.OpsUnprovable = int64(len(d.unprovable))
+	s.KeysWriting = int64(len(d.writing))
+	return s
+}
