@@ -1,10 +1,5 @@
 package mooncakesdk
 
-import (
-	"fmt"
-	"strings"
-)
-
 // Client is one set-up Mooncake store client: what a store driver needs
 // of the store and nothing more. [Open] returns the real one (the C ABI
 // loaded with purego); package fakesdk an in-memory one with the same
@@ -20,9 +15,22 @@ import (
 // others, except Destroy: Destroy waits for calls in progress, and every
 // call after it returns [ErrClosed] without reaching the store.
 //
+// Each batch call comes in two forms with one meaning: keys as a
+// [KeyList] (BatchPutFromList, BatchGetIntoList, BatchIsExistList), whose
+// packed buffer is what crosses to the library, and keys as strings
+// (BatchPutFrom, BatchGetInto, BatchIsExist), which pack the strings into
+// a KeyList and make the same call.
+//
 // A method's error is about the whole call: [ErrInvalidArgument] (nothing
 // was called), [ErrClosed], or a [*CallError] ([ErrCallFailed]). Per-key
 // answers are never errors; they are written to results.
+//
+// Calls block until every transfer is final, except after a transfer
+// timeout: over TCP the status-frame timeout (MC_TCP_STATUS_TIMEOUT_SEC,
+// 30 s by default), otherwise the store's fixed 60 s cap. The key then
+// answers [TransferFail] while the network may still read or write its
+// buffer. A key given twice in one call proves nothing (see
+// BatchPutFrom and BatchGetInto): callers never pass a key twice.
 type Client interface {
 	// RegisterBuffer registers n bytes at addr with the transfer engine,
 	// so the store may read and write them (and, over TCP, so may peers).
@@ -39,34 +47,50 @@ type Client interface {
 
 	// BatchPutFrom stores, for each i, sizes[i] bytes at bufs[i] under
 	// keys[i], and writes one answer per key into results: 0 when the key
-	// holds an object afterwards or someone else is writing it (a put
-	// never overwrites, and a 0 proves neither that these bytes were
-	// stored nor that the object is readable yet), or a negative [Code].
-	// All four slices have the same length. The call returns when every
-	// transfer is final, except that after the store's fixed 60 s wait it
-	// answers [TransferFail] while the buffer may still be read. A key
-	// that appears twice is stored from its last buffer and both entries
-	// get the same answer: callers never pass a key twice. An error means
-	// no result was written (see [ErrCallFailed] for what that proves).
+	// holds an object afterwards, or another writer's put of it began
+	// less than the master's put_start_discard_timeout_sec (30 s by
+	// default) ago and is still in flight (a put never overwrites, and a
+	// 0 proves neither that these bytes were stored nor that the object
+	// is readable yet; a put in flight for longer is discarded and this
+	// put stores its own bytes), or a negative [Code]. All four slices
+	// have the same length. Waits as the Client doc says. A key given
+	// twice: its first entry gets its real answer and every later entry
+	// answers 0, whatever happened to the first (even when nothing was
+	// stored). An error means no result was written (see [ErrCallFailed]
+	// for what that proves).
 	BatchPutFrom(keys []string, bufs []uintptr, sizes []uint64, results []int64) error
+
+	// BatchPutFromList is BatchPutFrom with its keys packed in a
+	// [KeyList]: the list's buffer crosses to the library as it is.
+	BatchPutFromList(keys *KeyList, bufs []uintptr, sizes []uint64, results []int64) error
 
 	// BatchGetInto reads, for each i, the object under keys[i] into the
 	// sizes[i] bytes at bufs[i], and writes one answer per key into
 	// results: the object's byte count (its bytes are at the head of the
 	// buffer, the rest of the buffer untouched), [InvalidParams] when the
 	// object is larger than the buffer (nothing written),
-	// [ObjectNotFound], [ReplicaIsNotReady] while a put is in flight,
+	// [ObjectNotFound] (no object, or it vanished: evicted, or its
+	// segment's client was destroyed or went silent past the master's
+	// client_ttl), [ReplicaIsNotReady] while a put is in flight,
 	// [LeaseExpired] after the buffer was written, [TransferFail] while
 	// the transfer may still write the buffer, or another negative
-	// [Code]. Same slices, waits and duplicate-key behaviour as
-	// BatchPutFrom (both entries of a repeated key read into the last
-	// buffer; the first buffer is never written).
+	// [Code]. Same slices and waits as BatchPutFrom. A key given twice:
+	// each entry is checked against its own buffer and size and, when
+	// served, written into its own buffer.
 	BatchGetInto(keys []string, bufs []uintptr, sizes []uint64, results []int64) error
+
+	// BatchGetIntoList is BatchGetInto with its keys packed in a
+	// [KeyList].
+	BatchGetIntoList(keys *KeyList, bufs []uintptr, sizes []uint64, results []int64) error
 
 	// BatchIsExist writes for each key 1 when a complete object stands
 	// behind it, 0 when none does or a put of it is still in flight, or a
 	// negative [Code]. It grants a read lease on each object found.
 	BatchIsExist(keys []string, results []int32) error
+
+	// BatchIsExistList is BatchIsExist with its keys packed in a
+	// [KeyList].
+	BatchIsExistList(keys *KeyList, results []int32) error
 
 	// HealthCheck returns nil when the client is set up and the master
 	// answers its pings; an error wrapping [ErrUnhealthy] when the
@@ -75,55 +99,10 @@ type Client interface {
 	// handle or an escaped exception).
 	HealthCheck() error
 
-	// Destroy tears the client down (unmounts its segment, frees the
-	// handle). It waits for calls in progress; later calls, including
-	// Destroy, return [ErrClosed] and reach nothing. Whoever opened the
-	// client calls it last: the library's own exit cleanup never runs in
-	// a Go program.
+	// Destroy tears the client down (unmounts its segment, so the objects
+	// stored there vanish, and frees the handle). It waits for calls in
+	// progress; later calls, including Destroy, return [ErrClosed] and
+	// reach nothing. Whoever opened the client calls it last: the
+	// library's own exit cleanup never runs in a Go program.
 	Destroy() error
-}
-
-// CheckTransfer checks the arguments of a BatchPutFrom or BatchGetInto
-// call the way every [Client] does before touching the store: the four
-// slices have one length, no key is empty or holds a NUL byte, and no
-// buffer address is 0 for a non-empty size. The error wraps
-// [ErrInvalidArgument] and names the first bad index.
-func CheckTransfer(keys []string, bufs []uintptr, sizes []uint64, results []int64) error {
-	n := len(keys)
-	if len(bufs) != n || len(sizes) != n || len(results) != n {
-		return fmt.Errorf("%w: %d keys, %d buffers, %d sizes, %d results", ErrInvalidArgument, n, len(bufs), len(sizes), len(results))
-	}
-	for i, k := range keys {
-		if err := checkKey(i, k); err != nil {
-			return err
-		}
-		if bufs[i] == 0 && sizes[i] > 0 {
-			return fmt.Errorf("%w: key %d (%q): buffer address 0 for %d bytes", ErrInvalidArgument, i, k, sizes[i])
-		}
-	}
-	return nil
-}
-
-// CheckExist checks the arguments of a BatchIsExist call the way every
-// [Client] does: one result per key, no key empty or holding a NUL byte.
-func CheckExist(keys []string, results []int32) error {
-	if len(results) != len(keys) {
-		return fmt.Errorf("%w: %d keys, %d results", ErrInvalidArgument, len(keys), len(results))
-	}
-	for i, k := range keys {
-		if err := checkKey(i, k); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func checkKey(i int, k string) error {
-	if k == "" {
-		return fmt.Errorf("%w: key %d is empty", ErrInvalidArgument, i)
-	}
-	if strings.IndexByte(k, 0) >= 0 {
-		return fmt.Errorf("%w: key %d (%q) holds a NUL byte", ErrInvalidArgument, i, k)
-	}
-	return nil
 }

@@ -12,7 +12,7 @@ type Code int64
 // (types.h); the comment says what each means to a caller of the batch
 // calls.
 const (
-	OK            Code = 0  // success; a put answers it also for a key that already existed
+	OK            Code = 0  // success; a put answers it also for a key that already existed, one another put is writing, and a repeated key's later copies
 	InternalError Code = -1 // INTERNAL_ERROR, or the C wrapper's own -1 (NULL argument, escaped exception): indistinguishable
 
 	BufferOverflow Code = -10 // BUFFER_OVERFLOW
@@ -28,13 +28,13 @@ const (
 	WriteFail         Code = -500 // WRITE_FAIL
 
 	InvalidParams Code = -600 // INVALID_PARAMS: e.g. a get into a buffer smaller than the object (nothing written)
-	IllegalClient Code = -601 // ILLEGAL_CLIENT
+	IllegalClient Code = -601 // ILLEGAL_CLIENT: e.g. the end of a put overtaken (after the discard timeout) by another client's put
 
 	InvalidWrite               Code = -700  // INVALID_WRITE
 	InvalidRead                Code = -701  // INVALID_READ
 	InvalidReplica             Code = -702  // INVALID_REPLICA
 	ReplicaIsNotReady          Code = -703  // REPLICA_IS_NOT_READY: a put of the key is in flight
-	ObjectNotFound             Code = -704  // OBJECT_NOT_FOUND
+	ObjectNotFound             Code = -704  // OBJECT_NOT_FOUND: never stored, or vanished (evicted, its segment's client destroyed or silent past client_ttl)
 	ObjectAlreadyExists        Code = -705  // OBJECT_ALREADY_EXISTS: never seen from batch put (it answers 0)
 	ObjectHasLease             Code = -706  // OBJECT_HAS_LEASE
 	LeaseExpired               Code = -707  // LEASE_EXPIRED: a get's buffer was written, but after the read lease ran out
@@ -45,7 +45,7 @@ const (
 	ReplicaIsGone              Code = -712  // REPLICA_IS_GONE
 	ReplicaNotInLocalMemory    Code = -713  // REPLICA_NOT_IN_LOCAL_MEMORY
 	ObjectReplicaBusy          Code = -714  // OBJECT_REPLICA_BUSY
-	TransferFail               Code = -800  // TRANSFER_FAIL: the transfer may still be running and touching the buffer
+	TransferFail               Code = -800  // TRANSFER_FAIL: the transfer may still be running and touching the buffer (over TCP after 30 s, MC_TCP_STATUS_TIMEOUT_SEC)
 	ChecksumMismatch           Code = -801  // CHECKSUM_MISMATCH
 	RPCFail                    Code = -900  // RPC_FAIL
 	RPCTimeout                 Code = -901  // RPC_TIMEOUT

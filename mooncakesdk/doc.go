@@ -11,7 +11,13 @@
 //   - [Client]: what a store driver needs of the store (register and
 //     unregister a buffer, batch put-from, batch get-into, batch
 //     is-exist, health check, destroy), with per-key answers exactly as
-//     the store gives them: 0, a byte count, or a negative [Code].
+//     the store gives them: 0, a byte count, or a negative [Code]. Each
+//     batch call takes its keys as strings or as a [KeyList].
+//   - [KeyList]: a batch's keys packed as the C ABI takes them (each
+//     key's bytes and a NUL, in one buffer), written by the caller in
+//     place, so keys cross to C without a Go string or a copy.
+//   - [HandleGuard]: the one home of the call lock every Client keeps
+//     (calls shared, destroy exclusive, ErrClosed after).
 //   - [Open]: config check, environment check, library load and pin
 //     check, wait for the master, client setup; the only way to get a
 //     real Client.
@@ -27,15 +33,22 @@
 //     reach it (the library dereferences a null client in its batch
 //     calls).
 //   - No library function is called on a destroyed handle, and Destroy
-//     never overlaps another call: calls hold a shared lock, Destroy an
-//     exclusive one.
+//     never overlaps another call: calls enter a [HandleGuard] shared,
+//     Destroy closes it exclusively.
 //   - A call with malformed arguments ([ErrInvalidArgument]) reaches
 //     nothing. A call with an error writes no per-key result.
 //   - Loading never panics: every one of the nineteen symbols is looked
 //     up with purego.Dlsym first, and all the missing ones are named.
-//   - No C memory is allocated, so none can leak: a call's keys are one
-//     Go buffer of NUL-terminated strings, pinned for the call, and a
-//     char* array pointing into it.
+//   - No C memory is allocated, so none can leak: a call's keys are the
+//     KeyList's own Go buffer of NUL-terminated strings, pinned for the
+//     call, and a pooled char* array pointing into it.
+//   - The per-key behaviour documented on [Client] is the real store's
+//     as a real pool answered it: a key given twice in a put answers 0
+//     after its first copy whatever happened to it, in a get each copy
+//     is checked against its own buffer; a put in flight answers 0 to a
+//     second put only until the master's put_start_discard_timeout_sec
+//     (30 s); a stuck transfer answers TRANSFER_FAIL after 30 s over
+//     TCP (MC_TCP_STATUS_TIMEOUT_SEC), before the 60 s cap.
 //   - The create call runs on a goroutine locked to its OS thread that
 //     exits without unlocking: the library blocks SIGINT, SIGTERM, SIGHUP
 //     and SIGUSR1 on that thread, which is then thrown away (or, should it
@@ -81,6 +94,30 @@
 //     becomes.
 //   - Puts pass a NULL replicate config: one replica, the store's
 //     defaults.
+//   - The KeyList calls are the calls; the string-keyed ones check their
+//     keys (as before: [CheckTransfer], [CheckExist]), pack them into a
+//     pooled KeyList ([PackKeys]) and make the KeyList call, so both
+//     answer alike and existing callers keep working. A KeyList call
+//     checks only lengths and buffer addresses ([CheckTransferList],
+//     [CheckExistList]): its keys were checked as they were added. A nil
+//     *KeyList reads as an empty list.
+//   - KeyList.Add checks only that buf is longer than Tail() (the
+//     cheapest test that something was appended; it cannot tell a buf
+//     that copies the prefix from one that does not, and trusts the
+//     caller to have appended to Tail()) and that the new bytes hold no
+//     NUL; on error nothing changes, though bytes appended in place may
+//     lie past the list's end in its spare capacity. Key(i) is capped at
+//     its NUL, so appending to it never overwrites the next key.
+//   - The char* array of a call and a put's C int answers come from
+//     sync.Pools and go back with their pointers cleared, so a KeyList
+//     call's own allocations do not grow with its keys. What remains per
+//     call is purego's (its reflect-based call; about 7 to 11 small
+//     allocations, whatever the number of keys).
+//   - The guard is named HandleGuard (not "lock" or "gate": package
+//     fakesdk's Gate is a test's stopping point): it guards the handle's
+//     lifetime. Close takes the destroy to run inside the exclusive
+//     section, so "destroy runs once, after every call left, before any
+//     other call" lives in one place.
 //   - Destroy waits for calls in progress; a second Destroy, and any call
 //     after the first, returns [ErrClosed].
 //   - A library given as a path (with a slash) is hashed before it is

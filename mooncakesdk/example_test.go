@@ -3,6 +3,7 @@ package mooncakesdk_test
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/kvshare/kvshare/mooncakesdk"
 )
@@ -66,4 +67,25 @@ func ExampleCode_String() {
 	// Code(1048576)
 	// OBJECT_NOT_FOUND(-704)
 	// TRANSFER_FAIL(-800)
+}
+
+func ExampleKeyList() {
+	// A driver writes each key straight into the list's buffer: no Go
+	// string per key, and no allocation once the buffer has grown.
+	var kl mooncakesdk.KeyList
+	for _, row := range []int{7, 42} {
+		if err := kl.Add(strconv.AppendInt(append(kl.Tail(), "kv/row/"...), int64(row), 10)); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	fmt.Println(kl.Len(), "keys:", string(kl.Key(0)), string(kl.Key(1)))
+	fmt.Printf("as C takes them: %q\n", kl.Tail())
+
+	err := kl.Add(kl.Tail()) // nothing appended
+	fmt.Println(errors.Is(err, mooncakesdk.ErrInvalidArgument), err)
+	// Output:
+	// 2 keys: kv/row/7 kv/row/42
+	// as C takes them: "kv/row/7\x00kv/row/42\x00"
+	// true mooncakesdk: invalid argument: key 2 is empty (the buffer holds 19 bytes, not more than the 19 already packed)
 }

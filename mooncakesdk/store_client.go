@@ -3,7 +3,7 @@ package mooncakesdk
 import (
 	"bytes"
 	"fmt"
-	"sync"
+	"runtime"
 )
 
 // storeClient is the [Client] over the loaded library: one handle whose
@@ -12,30 +12,19 @@ type storeClient struct {
 	lib    *library
 	handle uintptr
 
-	// mu is held shared by every call and exclusively by Destroy, so
-	// Destroy never overlaps a call (the library does not allow it).
-	mu        sync.RWMutex
-	destroyed bool
+	// guard keeps Destroy from overlapping a call (the library does not
+	// allow it) and every call after Destroy from reaching the handle.
+	guard HandleGuard
 }
 
 var _ Client = (*storeClient)(nil)
 
-// enter takes the call lock; false when the client was destroyed.
-func (c *storeClient) enter() bool {
-	c.mu.RLock()
-	if c.destroyed {
-		c.mu.RUnlock()
-		return false
-	}
-	return true
-}
-
 // RegisterBuffer calls mooncake_store_register_buffer; see [Client].
 func (c *storeClient) RegisterBuffer(addr uintptr, n uint64) error {
-	if !c.enter() {
-		return ErrClosed
+	if err := c.guard.Enter(); err != nil {
+		return err
 	}
-	defer c.mu.RUnlock()
+	defer c.guard.Leave()
 	if rc := c.lib.fn.registerBuffer(c.handle, addr, n); rc != 0 {
 		return &CallError{Func: "mooncake_store_register_buffer", Code: Code(rc)}
 	}
@@ -44,71 +33,109 @@ func (c *storeClient) RegisterBuffer(addr uintptr, n uint64) error {
 
 // UnregisterBuffer calls mooncake_store_unregister_buffer; see [Client].
 func (c *storeClient) UnregisterBuffer(addr uintptr) error {
-	if !c.enter() {
-		return ErrClosed
+	if err := c.guard.Enter(); err != nil {
+		return err
 	}
-	defer c.mu.RUnlock()
+	defer c.guard.Leave()
 	if rc := c.lib.fn.unregisterBuffer(c.handle, addr); rc != 0 {
 		return &CallError{Func: "mooncake_store_unregister_buffer", Code: Code(rc)}
 	}
 	return nil
 }
 
-// BatchPutFrom calls mooncake_store_batch_put_from with a NULL
-// replicate config (the store's defaults); see [Client]. The library
-// writes C ints; they are widened into results only when the call ran.
+// BatchPutFrom packs keys and calls BatchPutFromList; see [Client].
 func (c *storeClient) BatchPutFrom(keys []string, bufs []uintptr, sizes []uint64, results []int64) error {
-	codes := make([]int32, len(results))
-	err := c.batch("mooncake_store_batch_put_from", CheckTransfer(keys, bufs, sizes, results), keys, func(ptrs []*byte) int32 {
-		return c.lib.fn.batchPutFrom(c.handle, ptrs, bufs, sizes, uint64(len(keys)), 0, codes)
+	if err := CheckTransfer(keys, bufs, sizes, results); err != nil {
+		return err
+	}
+	return withKeys(keys, func(l *KeyList) error { return c.BatchPutFromList(l, bufs, sizes, results) })
+}
+
+// BatchPutFromList calls mooncake_store_batch_put_from with a NULL
+// replicate config (the store's defaults); see [Client]. The library
+// writes C ints into a pooled array; they are widened into results only
+// when the call ran.
+func (c *storeClient) BatchPutFromList(keys *KeyList, bufs []uintptr, sizes []uint64, results []int64) error {
+	pc := getPutCodes(len(results))
+	defer pc.put()
+	err := c.batch("mooncake_store_batch_put_from", CheckTransferList(keys, bufs, sizes, results), keys, func(ptrs []*byte) int32 {
+		return c.lib.fn.batchPutFrom(c.handle, ptrs, bufs, sizes, uint64(len(ptrs)), 0, pc.codes)
 	})
 	if err != nil {
 		return err
 	}
-	for i, code := range codes {
+	for i, code := range pc.codes {
 		results[i] = int64(code)
 	}
 	return nil
 }
 
-// BatchGetInto calls mooncake_store_batch_get_into; see [Client]. The
-// library writes results only when it answers 0, so the caller's slice
-// is its output array.
+// BatchGetInto packs keys and calls BatchGetIntoList; see [Client].
 func (c *storeClient) BatchGetInto(keys []string, bufs []uintptr, sizes []uint64, results []int64) error {
-	return c.batch("mooncake_store_batch_get_into", CheckTransfer(keys, bufs, sizes, results), keys, func(ptrs []*byte) int32 {
-		return c.lib.fn.batchGetInto(c.handle, ptrs, bufs, sizes, uint64(len(keys)), results)
+	if err := CheckTransfer(keys, bufs, sizes, results); err != nil {
+		return err
+	}
+	return withKeys(keys, func(l *KeyList) error { return c.BatchGetIntoList(l, bufs, sizes, results) })
+}
+
+// BatchGetIntoList calls mooncake_store_batch_get_into; see [Client].
+// The library writes results only when it answers 0, so the caller's
+// slice is its output array.
+func (c *storeClient) BatchGetIntoList(keys *KeyList, bufs []uintptr, sizes []uint64, results []int64) error {
+	return c.batch("mooncake_store_batch_get_into", CheckTransferList(keys, bufs, sizes, results), keys, func(ptrs []*byte) int32 {
+		return c.lib.fn.batchGetInto(c.handle, ptrs, bufs, sizes, uint64(len(ptrs)), results)
 	})
 }
 
-// BatchIsExist calls mooncake_store_batch_is_exist; see [Client].
+// BatchIsExist packs keys and calls BatchIsExistList; see [Client].
 func (c *storeClient) BatchIsExist(keys []string, results []int32) error {
-	return c.batch("mooncake_store_batch_is_exist", CheckExist(keys, results), keys, func(ptrs []*byte) int32 {
-		return c.lib.fn.batchIsExist(c.handle, ptrs, uint64(len(keys)), results)
+	if err := CheckExist(keys, results); err != nil {
+		return err
+	}
+	return withKeys(keys, func(l *KeyList) error { return c.BatchIsExistList(l, results) })
+}
+
+// BatchIsExistList calls mooncake_store_batch_is_exist; see [Client].
+func (c *storeClient) BatchIsExistList(keys *KeyList, results []int32) error {
+	return c.batch("mooncake_store_batch_is_exist", CheckExistList(keys, results), keys, func(ptrs []*byte) int32 {
+		return c.lib.fn.batchIsExist(c.handle, ptrs, uint64(len(ptrs)), results)
 	})
+}
+
+// withKeys packs keys (already checked) into a pooled KeyList for call.
+func withKeys(keys []string, call func(*KeyList) error) error {
+	l := keyListPool.Get().(*KeyList)
+	defer keyListPool.Put(l)
+	if err := PackKeys(l, keys); err != nil {
+		return err
+	}
+	return call(l)
 }
 
 // batch runs one batch call through the steps the three share: the
-// argument check's verdict argErr, the call lock, no call at all for no
+// argument check's verdict argErr, the call guard, no call at all for no
 // keys (the library answers -1 to the NULL arrays an empty slice
-// becomes), the keys laid out as C strings for the call, and the
-// library's function-level answer, which is a [*CallError] naming fn
+// becomes), the list's buffer pinned and pointed at for the call, and
+// the library's function-level answer, which is a [*CallError] naming fn
 // unless it is 0. purego keeps every argument of call's C function, and
 // the memory a slice argument points to, alive until the function
 // returns.
-func (c *storeClient) batch(fn string, argErr error, keys []string, call func(cKeys []*byte) int32) error {
+func (c *storeClient) batch(fn string, argErr error, keys *KeyList, call func(cKeys []*byte) int32) error {
 	if argErr != nil {
 		return argErr
 	}
-	if !c.enter() {
-		return ErrClosed
+	if err := c.guard.Enter(); err != nil {
+		return err
 	}
-	defer c.mu.RUnlock()
-	if len(keys) == 0 {
+	defer c.guard.Leave()
+	if keys.Len() == 0 {
 		return nil
 	}
-	ck := newCKeys(keys)
+	ck := pinKeys(keys)
 	defer ck.release()
-	if rc := call(ck.ptrs); rc != 0 {
+	rc := call(ck.ptrs)
+	runtime.KeepAlive(keys)
+	if rc != 0 {
 		return &CallError{Func: fn, Code: Code(rc)}
 	}
 	return nil
@@ -123,10 +150,10 @@ const (
 
 // HealthCheck calls mooncake_store_health_check; see [Client].
 func (c *storeClient) HealthCheck() error {
-	if !c.enter() {
-		return ErrClosed
+	if err := c.guard.Enter(); err != nil {
+		return err
 	}
-	defer c.mu.RUnlock()
+	defer c.guard.Leave()
 	switch rc := c.lib.fn.healthCheck(c.handle); rc {
 	case healthHealthy:
 		return nil
@@ -142,14 +169,7 @@ func (c *storeClient) HealthCheck() error {
 // Destroy calls mooncake_store_destroy once no call is in progress;
 // see [Client].
 func (c *storeClient) Destroy() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.destroyed {
-		return ErrClosed
-	}
-	c.destroyed = true
-	c.lib.fn.destroy(c.handle)
-	return nil
+	return c.guard.Close(func() { c.lib.fn.destroy(c.handle) })
 }
 
 // hostname is the address the library registered this client under

@@ -33,6 +33,7 @@ type stubLib struct {
 	callLogInto      func(out []byte, n uint64)
 	countSeen        func() uint64
 	keySeenInto      func(i uint64, out []byte, n uint64)
+	keyAddr          func(i uint64) uint64
 	seen             func(which int32, i uint64) uint64
 	setupStringInto  func(which int32, out []byte, n uint64)
 	setupSize        func(which int32) uint64
@@ -98,6 +99,7 @@ func loadStub(t *testing.T, path string) *stubLib {
 		"stub_call_log":                  &s.callLogInto,
 		"stub_count_seen":                &s.countSeen,
 		"stub_key_seen":                  &s.keySeenInto,
+		"stub_key_addr":                  &s.keyAddr,
 		"stub_seen":                      &s.seen,
 		"stub_setup_string":              &s.setupStringInto,
 		"stub_setup_size":                &s.setupSize,

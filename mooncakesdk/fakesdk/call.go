@@ -7,23 +7,28 @@ import (
 	"github.com/kvshare/kvshare/mooncakesdk"
 )
 
-// entry is one distinct key of a call. A key given twice is served once,
-// from its last buffer and size, and every index holding it gets the
-// same answer: what the real store does with duplicates.
+// entry is one index of a call: its key, checked against its own buffer
+// and size. A put's later copy of a key (repeat) answers 0 and touches
+// nothing, whatever happened to the first copy: what the real store
+// does with a key given twice.
 type entry struct {
-	key   string
-	last  int   // the index whose buffer and size serve the key
-	index []int // every index holding the key
-	code  mooncakesdk.Code
-	fault *scripted // the per-key fault answering for the key, if any
+	key    string
+	index  int
+	repeat bool // put: a later copy of a key an earlier index holds
+	code   mooncakesdk.Code
+	fault  *scripted // the per-key fault answering for the entry, if any
 
-	claimed bool   // put: the key is ours to store
-	obj     []byte // get: the object to write
+	claim *claim // put: the key is ours to store
+	obj   []byte // get: the object to write
 }
 
-// answer is the entry's answer: the fault's code, else the store's.
+// answer is the entry's answer: 0 for a repeat, else the fault's code,
+// else the store's.
 func (e *entry) answer() mooncakesdk.Code {
-	if e.fault != nil {
+	switch {
+	case e.repeat:
+		return mooncakesdk.OK
+	case e.fault != nil:
 		return e.fault.Code
 	}
 	return e.code
@@ -33,11 +38,14 @@ func (e *entry) answer() mooncakesdk.Code {
 type call struct {
 	op      Op
 	entries []*entry
+	keys    []string // the call's distinct keys
 	fail    *scripted
 	panic   *scripted
 	hold    *scripted
+	vanish  *scripted
 	code    *scripted // register, unregister, health: the function's answer
 	latency time.Duration
+	stuck   time.Duration // the transfer timeout, when a transfer is stuck (Running)
 }
 
 // begin counts the call and picks its faults.
@@ -46,16 +54,13 @@ func (s *Store) begin(op Op, keys []string) *call {
 	if op.data() {
 		c.latency = s.opts.Latency
 	}
-	byKey := map[string]*entry{}
+	seen := make(map[string]bool, len(keys))
 	for i, k := range keys {
-		e, ok := byKey[k]
-		if !ok {
-			e = &entry{key: k}
-			byKey[k] = e
-			c.entries = append(c.entries, e)
+		c.entries = append(c.entries, &entry{key: k, index: i, repeat: op == Put && seen[k]})
+		if !seen[k] {
+			seen[k] = true
+			c.keys = append(c.keys, k)
 		}
-		e.last = i
-		e.index = append(e.index, i)
 	}
 
 	s.mu.Lock()
@@ -66,7 +71,7 @@ func (s *Store) begin(op Op, keys []string) *call {
 			continue
 		}
 		if f.callLevel() || !op.data() {
-			if f.Key != "" && byKey[f.Key] == nil {
+			if f.Key != "" && !seen[f.Key] {
 				continue
 			}
 			slot := &c.code
@@ -77,6 +82,8 @@ func (s *Store) begin(op Op, keys []string) *call {
 				slot = &c.panic
 			case f.Hold != nil:
 				slot = &c.hold
+			case f.Vanish:
+				slot = &c.vanish
 			}
 			if *slot == nil {
 				*slot = f
@@ -86,7 +93,7 @@ func (s *Store) begin(op Op, keys []string) *call {
 		}
 		struck := false
 		for _, e := range c.entries {
-			if e.fault == nil && (f.Key == "" || f.Key == e.key) {
+			if !e.repeat && e.fault == nil && (f.Key == "" || f.Key == e.key) {
 				e.fault = f
 				struck = true
 			}
@@ -98,60 +105,91 @@ func (s *Store) begin(op Op, keys []string) *call {
 	return c
 }
 
+// vanishKeys are the keys the call's Vanish fault drops: its Key, or
+// every key of the call.
+func (c *call) vanishKeys() []string {
+	if c.vanish.Key != "" {
+		return []string{c.vanish.Key}
+	}
+	return c.keys
+}
+
 // dataCall runs a put, get or exist call through the steps they share:
-// the argument check's verdict argErr, the client's call lock, the
-// call-level faults before the data, arrive for each distinct key under
-// the store's lock (the store's state as the call finds it: its answer,
-// a put's claim), the hold and the latency, land for each key without
-// the lock (the data moving), the call-level faults after the data, and
-// answer for every index of the call.
-func (c *Client) dataCall(op Op, keys []string, argErr error, arrive, land func(*entry), answer func(i int, code mooncakesdk.Code)) error {
+// the argument check's verdict argErr, the client's call guard, the
+// call-level faults before the data, a Vanish placed before it, arrive
+// for each entry but a put's repeats under the store's lock (the store's
+// state as the call finds it: its answer, a put's claim), the hold, the
+// latency and a stuck transfer's timeout, land for each such entry
+// without the lock (the data moving), a Vanish placed after the data,
+// the call-level faults after the data, and answer for every index of
+// the call.
+func (c *Client) dataCall(op Op, keys *mooncakesdk.KeyList, argErr error, arrive, land func(*entry), answer func(i int, code mooncakesdk.Code)) error {
 	if argErr != nil {
 		return argErr
 	}
-	if !c.enter() {
-		return mooncakesdk.ErrClosed
+	if err := c.guard.Enter(); err != nil {
+		return err
 	}
-	defer c.mu.RUnlock()
-	if len(keys) == 0 {
+	defer c.guard.Leave()
+	if keys.Len() == 0 {
 		return nil // the real binding makes no call for no keys
 	}
 	s := c.store
-	cl := s.begin(op, keys)
+	cl := s.begin(op, keyStrings(keys))
 	if err := cl.strike(BeforeLanding); err != nil {
 		return err
 	}
 	s.mu.Lock()
+	if cl.vanish != nil && cl.vanish.Phase == BeforeLanding {
+		s.vanish(cl.vanishKeys())
+	}
 	for _, e := range cl.entries {
-		arrive(e)
+		if !e.repeat {
+			arrive(e)
+		}
+		if e.fault != nil && e.fault.Running != nil && (e.claim != nil || e.obj != nil) {
+			cl.stuck = s.opts.transferTimeout()
+		}
 	}
 	s.mu.Unlock()
 	cl.wait()
 	for _, e := range cl.entries {
-		land(e)
+		if !e.repeat {
+			land(e)
+		}
+	}
+	if cl.vanish != nil && cl.vanish.Phase == AfterLanding {
+		s.Vanish(cl.vanishKeys()...)
 	}
 	if err := cl.strike(AfterLanding); err != nil {
 		return err
 	}
 	for _, e := range cl.entries {
-		for _, i := range e.index {
-			answer(i, e.answer())
-		}
+		answer(e.index, e.answer())
 	}
 	return nil
 }
 
+// keyStrings copies a list's keys out as strings, the fake's map keys.
+func keyStrings(l *mooncakesdk.KeyList) []string {
+	out := make([]string, l.Len())
+	for i := range out {
+		out[i] = string(l.Key(i))
+	}
+	return out
+}
+
 // controlCall runs a register, unregister or health call: the client's
-// call lock, the call-level faults placed before the call's effect, the
+// call guard, the call-level faults placed before the call's effect, the
 // hold, a scripted answer placed before the effect (which then never
 // happens), effect (the call's own work and answer), then the faults and
 // a scripted answer placed after it. A scripted answer replaces
 // effect's.
 func (c *Client) controlCall(op Op, effect func() error) error {
-	if !c.enter() {
-		return mooncakesdk.ErrClosed
+	if err := c.guard.Enter(); err != nil {
+		return err
 	}
-	defer c.mu.RUnlock()
+	defer c.guard.Leave()
 	cl := c.store.begin(op, nil)
 	if err := cl.strike(BeforeLanding); err != nil {
 		return err
@@ -182,13 +220,14 @@ func (c *call) strike(p Phase) error {
 	return nil
 }
 
-// wait holds the call at its gate, if scripted, then adds the latency.
+// wait holds the call at its gate, if scripted, then adds the latency
+// and, for a stuck transfer, the transfer timeout.
 func (c *call) wait() {
 	if c.hold != nil {
 		c.hold.Hold.pass()
 	}
-	if c.latency > 0 {
-		time.Sleep(c.latency)
+	if d := c.latency + c.stuck; d > 0 {
+		time.Sleep(d)
 	}
 }
 

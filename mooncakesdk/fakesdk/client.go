@@ -12,24 +12,13 @@ import (
 type Client struct {
 	store *Store
 
-	mu        sync.RWMutex // held shared by calls, exclusively by Destroy
-	destroyed bool
+	guard mooncakesdk.HandleGuard // calls enter it, Destroy closes it
 
 	regMu   sync.Mutex
 	regions map[uintptr]uint64 // registered buffers: start → length
 }
 
 var _ mooncakesdk.Client = (*Client)(nil)
-
-// enter takes the call lock; false when the client was destroyed.
-func (c *Client) enter() bool {
-	c.mu.RLock()
-	if c.destroyed {
-		c.mu.RUnlock()
-		return false
-	}
-	return true
-}
 
 // RegisterBuffer records the region. It answers -1 for addr 0 or n 0 and
 // INVALID_PARAMS (-600) for a region overlapping one already registered.
@@ -83,16 +72,12 @@ func (c *Client) HealthCheck() error {
 }
 
 // Destroy ends the client; its objects stay in the store, as objects on
-// other processes' segments do. Later calls answer ErrClosed.
+// other processes' segments do (a test makes them vanish with
+// [Store.Vanish] or a Vanish fault). Later calls answer ErrClosed.
 func (c *Client) Destroy() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.destroyed {
-		return mooncakesdk.ErrClosed
-	}
-	c.destroyed = true
-	c.store.mu.Lock()
-	c.store.calls.Destroy++
-	c.store.mu.Unlock()
-	return nil
+	return c.guard.Close(func() {
+		c.store.mu.Lock()
+		c.store.calls.Destroy++
+		c.store.mu.Unlock()
+	})
 }

@@ -90,24 +90,25 @@ const (
 )
 
 // Fault is one scripted misbehaviour of the store. Exactly one of Code,
-// Fail, Panic and Hold says what happens.
+// Fail, Panic, Hold and Vanish says what happens.
 type Fault struct {
 	// Op is the call it strikes.
 	Op Op
 	// Key narrows it: a per-key fault (Code) answers for that key only;
-	// a call-level one (Fail, Panic, Hold) strikes only calls holding the
-	// key. Empty: a Code answers for every key of the call, a call-level
-	// fault strikes every call.
+	// a call-level one (Fail, Panic, Hold, Vanish) strikes only calls
+	// holding the key. Empty: a Code answers for every key of the call, a
+	// call-level fault strikes every call.
 	Key string
 
 	// Code is the answer. For Put, Get and Exist it is the per-key
 	// answer, replacing the store's own (a put's or get's data move
 	// according to Phase and Running, and only for a key the store would
-	// have served). For Register, Unregister and Health it is the
-	// function's own answer, replacing the fake's (for Health, 1 and 2
-	// are the library's "not initialised" and "master unreachable",
-	// wrapping [mooncakesdk.ErrUnhealthy]; every other code is a
-	// [*mooncakesdk.CallError]).
+	// have served); in a put it answers for the first copy of a key
+	// given twice, the later copies answering 0 as always. For Register,
+	// Unregister and Health it is the function's own answer, replacing
+	// the fake's (for Health, 1 and 2 are the library's "not initialised"
+	// and "master unreachable", wrapping [mooncakesdk.ErrUnhealthy];
+	// every other code is a [*mooncakesdk.CallError]).
 	Code mooncakesdk.Code
 	// Fail makes the whole call answer the library's -1: the method
 	// returns a [*mooncakesdk.CallError] and writes no result. With
@@ -121,17 +122,32 @@ type Fault struct {
 	// flight from then on; a get's and an exist's answers are fixed), a
 	// register or unregister before it changes anything.
 	Hold *Gate
+	// Vanish, on a Put, Get or Exist, drops the complete object under
+	// Key (or under every key of the call, when Key is empty), as
+	// eviction, a segment provider silent past the master's client_ttl,
+	// or the destroy of the client that mounted the segment does; later
+	// gets answer OBJECT_NOT_FOUND (-704). With BeforeLanding the objects
+	// vanish as the call arrives, so it finds them gone; with
+	// AfterLanding once its data moved, so it is answered as if they
+	// were there. The call itself is otherwise served as usual.
+	// [Store.Vanish] does the same between calls.
+	Vanish bool
 
-	// Phase places Code, Fail and Panic before or after the data moved
-	// (for Register and Unregister: before or after the registration
-	// changed; for Exist and Health it makes no difference).
+	// Phase places Code, Fail, Panic and Vanish before or after the data
+	// moved (for Register and Unregister: before or after the
+	// registration changed; for a Code on Exist and for Health it makes
+	// no difference).
 	Phase Phase
 	// Running, with a Code on Put or Get, models a transfer the store
-	// gave up on while it still runs (TRANSFER_FAIL after the 60 s wait):
-	// the call answers Code at once; once Running opens, the transfer
+	// gave up on while it still runs: TRANSFER_FAIL after the transfer
+	// timeout (over TCP the status-frame timeout
+	// MC_TCP_STATUS_TIMEOUT_SEC, 30 s by default; over RDMA the 60 s cap).
+	// The call answers Code once [Options.TransferTimeout] has passed
+	// (its put in flight all along); once Running opens, the transfer
 	// reads the put's buffer or writes the object into the get's buffer,
 	// then ends. A put's object is not stored. The caller keeps the
-	// memory mapped until Running's Wait returns.
+	// memory mapped until Running's Wait returns. A key the store would
+	// not have served moves nothing and does not wait.
 	Running *Gate
 
 	// Times is how many calls the fault strikes; 0 means every matching
@@ -145,7 +161,7 @@ var ErrScript = errors.New("fakesdk: fault cannot be scripted")
 
 func (f Fault) check() error {
 	kinds := 0
-	for _, set := range []bool{f.Code != 0, f.Fail, f.Panic, f.Hold != nil} {
+	for _, set := range []bool{f.Code != 0, f.Fail, f.Panic, f.Hold != nil, f.Vanish} {
 		if set {
 			kinds++
 		}
@@ -154,13 +170,15 @@ func (f Fault) check() error {
 	case f.Op < Put || f.Op > Health:
 		return fmt.Errorf("%w: unknown op %v", ErrScript, f.Op)
 	case kinds != 1:
-		return fmt.Errorf("%w: exactly one of Code, Fail, Panic, Hold must be set, got %d", ErrScript, kinds)
+		return fmt.Errorf("%w: exactly one of Code, Fail, Panic, Hold, Vanish must be set, got %d", ErrScript, kinds)
 	case f.Running != nil && (f.Code == 0 || (f.Op != Put && f.Op != Get)):
 		return fmt.Errorf("%w: Running needs a Code on a put or a get", ErrScript)
 	case f.Times < 0:
 		return fmt.Errorf("%w: Times %d is negative", ErrScript, f.Times)
 	case f.Key != "" && !f.Op.data():
 		return fmt.Errorf("%w: Key narrows only put, get and exist faults", ErrScript)
+	case f.Vanish && !f.Op.data():
+		return fmt.Errorf("%w: Vanish strikes only put, get and exist calls", ErrScript)
 	}
 	return nil
 }
@@ -171,7 +189,7 @@ type scripted struct {
 	left int
 }
 
-func (f *scripted) callLevel() bool { return f.Fail || f.Panic || f.Hold != nil }
+func (f *scripted) callLevel() bool { return f.Fail || f.Panic || f.Hold != nil || f.Vanish }
 
 // strike counts one call struck. A fault with no strikes left (0)
 // strikes no more; one with unlimited strikes (-1) never runs out.

@@ -246,20 +246,26 @@ func TestTransferStillRunning(t *testing.T) {
 			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			st, s := faultWorld(t, Options{}, 2)
-			running := NewGate()
-			require.NoError(t, st.Script(Fault{Op: tc.op, Code: mooncakesdk.TransferFail, Running: running}))
-			c := st.Client()
+			// In a bubble: the call answers after the TCP transfer
+			// timeout, on synctest's clock.
+			synctest.Test(t, func(t *testing.T) {
+				st, s := faultWorld(t, Options{}, 2)
+				running := NewGate()
+				require.NoError(t, st.Script(Fault{Op: tc.op, Code: mooncakesdk.TransferFail, Running: running}))
+				c := st.Client()
 
-			assert.Equal(t, []int64{-800}, tc.call(t, c, s))
-			<-running.Reached()
-			assert.Equal(t, 1, st.Running(), "the transfer outlived its call")
-			tc.whileRuns(t, st, c, s)
+				start := time.Now()
+				assert.Equal(t, []int64{-800}, tc.call(t, c, s))
+				assert.Equal(t, DefaultTCPTransferTimeout, time.Since(start), "-800 after the TCP status-frame timeout")
+				<-running.Reached()
+				assert.Equal(t, 1, st.Running(), "the transfer outlived its call")
+				tc.whileRuns(t, st, c, s)
 
-			running.Open()
-			running.Wait()
-			assert.Equal(t, 0, st.Running())
-			tc.afterItEnd(t, st, c, s)
+				running.Open()
+				running.Wait()
+				assert.Equal(t, 0, st.Running())
+				tc.afterItEnd(t, st, c, s)
+			})
 		})
 	}
 }
@@ -385,6 +391,9 @@ func TestScriptRefusesFaultsThatMeanNothing(t *testing.T) {
 		"running on exist":        {Op: Exist, Code: -800, Running: NewGate()},
 		"negative times":          {Op: Get, Code: -900, Times: -1},
 		"key on a register fault": {Op: Register, Key: "k", Fail: true},
+		"vanish and a code":       {Op: Get, Vanish: true, Code: -800},
+		"vanish on a register":    {Op: Register, Vanish: true},
+		"vanish on health":        {Op: Health, Vanish: true},
 	} {
 		assert.ErrorIs(t, New(Options{}).Script(f), ErrScript, name)
 	}

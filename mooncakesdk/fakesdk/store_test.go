@@ -71,22 +71,6 @@ func TestStoreBehaviour(t *testing.T) {
 			assert.Equal(t, []int64{-600}, res)
 			assert.Equal(t, []int32{0}, exist(t, c, "k"))
 		}},
-		{"a repeated key in a put is stored from the last buffer, both answer 0", Options{}, func(t *testing.T, st *Store, c *Client, s *slab) {
-			s.fill(0, 1)
-			s.fill(1, 2)
-			assert.Equal(t, []int64{0, 0}, put(t, c, s, []string{"d", "d"}, 0, 1))
-			obj, _ := st.Object("d")
-			assert.Equal(t, bytes.Repeat([]byte{2}, slot), obj)
-		}},
-		{"a repeated key in a get reads into the last buffer only, both answer the size", Options{}, func(t *testing.T, st *Store, c *Client, s *slab) {
-			s.fill(0, 5)
-			put(t, c, s, []string{"d"}, 0)
-			s.fill(1, 0xEE)
-			s.fill(2, 0xEE)
-			assert.Equal(t, []int64{slot, slot}, get(t, c, s, []string{"d", "d"}, 1, 2))
-			assert.Equal(t, bytes.Repeat([]byte{0xEE}, slot), s.slot(1), "the first buffer is never written")
-			assert.Equal(t, s.slot(0), s.slot(2))
-		}},
 		{"a full pool answers -200", Options{Capacity: 2 * slot}, func(t *testing.T, st *Store, c *Client, s *slab) {
 			assert.Equal(t, []int64{0, 0, -200}, put(t, c, s, []string{"a", "b", "c"}, 0, 1, 2))
 			assert.Equal(t, []int32{1, 1, 0}, exist(t, c, "a", "b", "c"))

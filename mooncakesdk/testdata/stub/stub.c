@@ -55,6 +55,7 @@ static char call_log[STUB_LOG_BYTES];
 static int setup_entered;
 static int destroyed;
 static char keys_seen[STUB_MAX_KEYS][STUB_KEY_BYTES];
+static uint64_t key_addrs_seen[STUB_MAX_KEYS];
 static uint64_t bufs_seen[STUB_MAX_KEYS];
 static uint64_t sizes_seen[STUB_MAX_KEYS];
 static uint64_t sums_seen[STUB_MAX_KEYS];
@@ -92,6 +93,7 @@ static void record_batch(const char **keys, void **buffers, const size_t *sizes,
     count_seen = count;
     for (size_t i = 0; i < count && i < STUB_MAX_KEYS; i++) {
         copy_string(keys_seen[i], keys[i]);
+        key_addrs_seen[i] = (uint64_t)(uintptr_t)keys[i];
         bufs_seen[i] = buffers ? (uint64_t)(uintptr_t)buffers[i] : 0;
         sizes_seen[i] = sizes ? sizes[i] : 0;
         sums_seen[i] = (read_buffers && buffers && buffers[i])
@@ -465,6 +467,15 @@ void stub_key_seen(size_t i, char *out, size_t len) {
     pthread_mutex_lock(&mu);
     snprintf(out, len, "%s", i < STUB_MAX_KEYS ? keys_seen[i] : "");
     pthread_mutex_unlock(&mu);
+}
+
+/* stub_key_addr: the address of key i (the char* itself) that the last
+ * batch call received, so a test can tell which memory crossed. */
+uint64_t stub_key_addr(size_t i) {
+    pthread_mutex_lock(&mu);
+    uint64_t v = i < STUB_MAX_KEYS ? key_addrs_seen[i] : 0;
+    pthread_mutex_unlock(&mu);
+    return v;
 }
 
 /* stub_seen: 0 the buffer address, 1 the size, 2 the sum of the bytes
