@@ -65,6 +65,10 @@
 //   - New refuses workers < 1 and a nil run with [ErrInvalid]; it does not
 //     clamp. A worker count comes from a config file, which should have
 //     refused it already, naming the key.
+//   - [Pool.Pause] holds the workers back without stopping the pool:
+//     queued parts stay queued and cancellable. It exists for a driver's
+//     scenario hooks (the conformance suite's Pause: work admitted and
+//     left unstarted) and for an owner that wants to hold work back.
 //   - Stop stops taking parts but cancels none: parts still queued stay
 //     queued and never run; [Pool.Cancel] collects them, before or after
 //     Stop. The driver's drain therefore reads: Cancel everything, end

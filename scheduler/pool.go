@@ -22,6 +22,7 @@ type Pool[P any] struct {
 	wake    sync.Cond // L is &mu; signalled per queued part, broadcast at Stop
 	order   dispatch[P]
 	stopped bool
+	paused  int           // Pause calls not yet resumed
 	alive   int           // worker goroutines not yet returned
 	exited  chan struct{} // closed by the last worker to return
 }
@@ -149,6 +150,27 @@ func (pool *Pool[P]) Stop(ctx context.Context) bool {
 	}
 }
 
+// Pause stops the workers taking parts until resume is called: parts
+// submitted meanwhile stay queued (Cancel removes them, Stop leaves them),
+// parts already taken run on. Pauses nest: workers take parts again once
+// every pause was resumed. resume may be called more than once; only the
+// first call counts. A driver's tests use it to stage work that is
+// admitted but not started; an owner may use it to hold work back.
+func (pool *Pool[P]) Pause() (resume func()) {
+	pool.mu.Lock()
+	pool.paused++
+	pool.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			pool.mu.Lock()
+			pool.paused--
+			pool.mu.Unlock()
+			pool.wake.Broadcast()
+		})
+	}
+}
+
 // Queued returns the number of parts waiting for a worker.
 func (pool *Pool[P]) Queued() int {
 	pool.mu.Lock()
@@ -174,7 +196,12 @@ func (pool *Pool[P]) Workers() int { return pool.workers }
 func (pool *Pool[P]) work() {
 	pool.mu.Lock()
 	for !pool.stopped {
-		k, p, ok := pool.order.take()
+		var k Kind
+		var p P
+		ok := false
+		if pool.paused == 0 {
+			k, p, ok = pool.order.take()
+		}
 		if !ok {
 			pool.wake.Wait()
 			continue

@@ -211,3 +211,45 @@ func TestPanicInRunEndsTheProgram(t *testing.T) {
 	assert.Equal(t, 2, exit.ExitCode(), "Go's exit code for an unrecovered panic")
 	assert.Contains(t, string(out), "panic: part exploded")
 }
+
+// Pause keeps queued parts queued (Cancel still removes them) while
+// parts already taken run on; resume lets the workers take them.
+func TestPauseHoldsQueuedParts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var ran []int
+		var mu sync.Mutex
+		release := make(chan struct{})
+		pool, err := scheduler.New(2, func(p int) {
+			if p == 0 {
+				<-release
+			}
+			mu.Lock()
+			ran = append(ran, p)
+			mu.Unlock()
+		})
+		require.NoError(t, err)
+		require.NoError(t, pool.Submit(scheduler.Get, 0))
+		synctest.Wait()
+		require.Equal(t, 1, pool.Running())
+
+		resume := pool.Pause()
+		inner := pool.Pause() // pauses nest
+		for p := 1; p <= 3; p++ {
+			require.NoError(t, pool.Submit(scheduler.Get, p))
+		}
+		close(release) // the part taken before the pause runs on
+		synctest.Wait()
+		assert.Equal(t, []int{0}, ran)
+		assert.Equal(t, 3, pool.Queued())
+		assert.Equal(t, []int{2}, pool.Cancel(func(p int) bool { return p == 2 }))
+
+		resume()
+		resume() // only the first call counts
+		synctest.Wait()
+		assert.Equal(t, 2, pool.Queued(), "one pause is still on")
+		inner()
+		synctest.Wait()
+		assert.ElementsMatch(t, []int{0, 1, 3}, ran)
+		assert.True(t, pool.Stop(context.Background()))
+	})
+}

@@ -1,0 +1,126 @@
+package mooncakedrv
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"testing"
+
+	"github.com/kvshare/kvshare/conformance"
+	"github.com/kvshare/kvshare/mooncakesdk"
+	"github.com/kvshare/kvshare/mooncakesdk/fakesdk"
+)
+
+// fakeSubject is the driver over a fresh fake store, with every hook the
+// suite offers: the store's through the fake's faults, Pause through the
+// driver's worker pool (parts stay queued, cancellable).
+func fakeSubject(cfg Config) func() (*conformance.Subject, error) {
+	return func() (*conformance.Subject, error) {
+		store := fakesdk.New(fakesdk.Options{TransferTimeout: -1})
+		cfg.Logger = slog.New(slog.DiscardHandler)
+		d, err := New(store.Client(), cfg)
+		if err != nil {
+			return nil, err
+		}
+		return &conformance.Subject{
+			Driver: d,
+			Seed:   func(key string, data []byte) { _, _ = store.Seed(key, data) },
+			Object: store.Object,
+			Writing: func(key string) func([]byte) {
+				return otherWriter(store, key)
+			},
+			Full: func() { mustScript(store, fakesdk.Fault{Op: fakesdk.Put, Code: mooncakesdk.NoAvailableHandle}) },
+			Hold: func(dir conformance.Direction) conformance.Gate {
+				g := fakesdk.NewGate()
+				mustScript(store, fakesdk.Fault{Op: opOf(dir), Hold: g})
+				return fakeGate{g}
+			},
+			Crash: func(dir conformance.Direction) { mustScript(store, fakesdk.Fault{Op: opOf(dir), Panic: true}) },
+			FailReads: func(keys ...string) {
+				for _, k := range keys {
+					mustScript(store, fakesdk.Fault{Op: fakesdk.Get, Key: k, Code: mooncakesdk.ChecksumMismatch, Phase: fakesdk.AfterLanding})
+				}
+			},
+			Pause: func() func() { return d.pool.Pause() },
+			UnprovableGets: func(keys ...string) {
+				for _, k := range keys {
+					mustScript(store, fakesdk.Fault{Op: fakesdk.Get, Key: k, Code: mooncakesdk.TransferFail})
+				}
+			},
+		}, nil
+	}
+}
+
+func opOf(dir conformance.Direction) fakesdk.Op {
+	if dir == conformance.PutDir {
+		return fakesdk.Put
+	}
+	return fakesdk.Get
+}
+
+func mustScript(store *fakesdk.Store, f fakesdk.Fault) {
+	if err := store.Script(f); err != nil {
+		panic(err) // a fault the harness builds is always well formed
+	}
+}
+
+// fakeGate is a fakesdk gate as the suite holds it.
+type fakeGate struct{ g *fakesdk.Gate }
+
+func (f fakeGate) Held(ctx context.Context) error {
+	select {
+	case <-f.g.Reached():
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (f fakeGate) Release() { f.g.Open() }
+
+// otherWriter stages another client's put of key, one slot of
+// suiteSlotBytes, held after it claimed the key: the key is in flight (a
+// get answers -703, a put 0 with the exists-check 0) until finish.
+// finish(data) lets the put land with data; finish(nil) lets it land and
+// makes the object vanish, which leaves the key absent as an abandoned
+// write does. The buffer is Go memory: the fake copies from it, and the
+// call has returned before finish does.
+func otherWriter(store *fakesdk.Store, key string) func([]byte) {
+	g := fakesdk.NewGate()
+	mustScript(store, fakesdk.Fault{Op: fakesdk.Put, Key: key, Hold: g, Times: 1})
+	buf := newGoBuffer(suiteSlotBytes)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		results := make([]int64, 1)
+		_ = store.Client().BatchPutFrom([]string{key}, []uintptr{buf.addr()}, []uint64{suiteSlotBytes}, results)
+	}()
+	<-g.Reached()
+	var once sync.Once
+	return func(data []byte) {
+		once.Do(func() {
+			copy(buf.bytes, data)
+			g.Open()
+			<-done
+			if data == nil {
+				store.Vanish(key)
+			}
+			buf.free()
+		})
+	}
+}
+
+// suiteSlotBytes is the slot size the suite runs with.
+const suiteSlotBytes = 4096
+
+func TestConformanceOverTheFake(t *testing.T) {
+	for name, cfg := range map[string]Config{
+		"defaults":          {},
+		"one worker":        {Workers: 1},
+		"parts of two rows": {RowsPerCall: 2, BytesPerCall: 3 * suiteSlotBytes},
+	} {
+		t.Run(name, func(t *testing.T) {
+			conformance.Run(t, conformance.Harness{New: fakeSubject(cfg), SlotBytes: suiteSlotBytes})
+		})
+	}
+}
