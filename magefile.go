@@ -190,7 +190,7 @@ func Realpool() error {
 // realPoolExtra lists the packages outside mooncakedrv whose tests belong
 // to the real-pool tier, as {module folder, package pattern}; every
 // package of mooncakedrv that has tests is in the tier already.
-var realPoolExtra = [][2]string{}
+var realPoolExtra = [][2]string{{"tools", "./..."}}
 
 // realPoolPackage is one test binary of the tier.
 type realPoolPackage struct {

@@ -2,7 +2,9 @@ package mooncakesdk
 
 import (
 	"bytes"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -171,4 +173,36 @@ func TestListCallsAllocateNothingPerKey(t *testing.T) {
 		assert.Equal(t, one, many, "%s: allocations per call with 1 key and with 64", name)
 		t.Logf("%s: %.0f allocations per call, whatever the keys", name, many)
 	}
+}
+
+func TestCheckLibraryReportsWhatOpenWouldLoad(t *testing.T) {
+	path := buildStub(t, "libmooncake_store.so")
+	sum, err := fileSHA256(path)
+	require.NoError(t, err)
+	t.Run("pinned", func(t *testing.T) {
+		info, err := CheckLibrary(MooncakeConfig{Library: path, SDKSHA256: []string{sum}}, nil)
+		require.NoError(t, err)
+		assert.Equal(t, LibraryInfo{Name: path, File: path, SHA256: sum, Pinned: true}, info)
+	})
+	t.Run("not pinned", func(t *testing.T) {
+		info, err := CheckLibrary(MooncakeConfig{Library: path}, nil)
+		require.NoError(t, err)
+		assert.False(t, info.Pinned)
+		assert.Equal(t, sum, info.SHA256)
+	})
+	t.Run("another pin", func(t *testing.T) {
+		_, err := CheckLibrary(MooncakeConfig{Library: path, SDKSHA256: []string{strings.Repeat("0", 64)}}, nil)
+		require.ErrorIs(t, err, ErrLibraryHash)
+		assert.Contains(t, err.Error(), sum)
+	})
+	t.Run("a missing symbol", func(t *testing.T) {
+		lacking := buildStub(t, "liblacking.so", "-DSTUB_OMIT_REMOVE")
+		_, err := CheckLibrary(MooncakeConfig{Library: lacking}, nil)
+		require.ErrorIs(t, err, ErrLibrary)
+		assert.Contains(t, err.Error(), "mooncake_store_remove")
+	})
+	t.Run("no such file", func(t *testing.T) {
+		_, err := CheckLibrary(MooncakeConfig{Library: filepath.Join(t.TempDir(), "none.so")}, nil)
+		require.ErrorIs(t, err, ErrLibrary)
+	})
 }

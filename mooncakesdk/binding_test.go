@@ -224,6 +224,26 @@ func TestRegisterAndUnregisterCross(t *testing.T) {
 	assert.Equal(t, "mooncake_store_unregister_buffer", ce.Func)
 }
 
+func TestRemoveCrosses(t *testing.T) {
+	s, c := openStub(t)
+	r, ok := c.(Remover)
+	require.True(t, ok, "the library's client removes objects")
+	require.NoError(t, r.Remove("kv/v1/ab", true))
+	assert.Equal(t, "kv/v1/ab", s.keySeen(0))
+	assert.EqualValues(t, 1, s.removeForce())
+	s.scriptRemove(int32(ObjectHasLease))
+	var ce *CallError
+	require.ErrorAs(t, r.Remove("kv/v1/ab", false), &ce)
+	assert.Equal(t, ObjectHasLease, ce.Code)
+	assert.Equal(t, "mooncake_store_remove", ce.Func)
+	assert.Zero(t, s.removeForce())
+	assert.ErrorIs(t, r.Remove("", true), ErrInvalidArgument)
+	assert.ErrorIs(t, r.Remove("a\x00b", true), ErrInvalidArgument)
+	assert.Contains(t, s.callLog(), "remove,remove")
+	require.NoError(t, c.Destroy())
+	assert.ErrorIs(t, r.Remove("kv/v1/ab", true), ErrClosed)
+}
+
 func TestHealthCheckAnswers(t *testing.T) {
 	s, c := openStub(t)
 	for _, tc := range []struct {

@@ -106,3 +106,18 @@ type Client interface {
 	// library's own exit cleanup never runs in a Go program.
 	Destroy() error
 }
+
+// Remover is an optional interface of a [Client], found by type
+// assertion: it removes one object. No store driver needs it (a driver
+// never removes what a lender published); tools do, to clean up after
+// themselves (kvshare doctor's probe object).
+type Remover interface {
+	// Remove removes the object under key. Without force, an object under
+	// a live read lease (an exists-check or a get grants one for the
+	// master's default_kv_lease_ttl, 10 s) is refused with
+	// OBJECT_HAS_LEASE (-706); with force it is removed all the same. A
+	// missing key answers OBJECT_NOT_FOUND (-704). A failure is a
+	// [*CallError]; a malformed key [ErrInvalidArgument]; after Destroy,
+	// [ErrClosed].
+	Remove(key string, force bool) error
+}

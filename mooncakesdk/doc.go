@@ -24,6 +24,10 @@
 //   - [StoreConfig], [LoadStoreConfig], [ParseStoreConfig]: the one TOML
 //     file with a [blob] and a [mooncake] section.
 //   - [CheckEnvironment]: the variables refused at open.
+//   - [CheckLibrary]: the library Open would load, its file and SHA-256,
+//     checked as Open checks it, without a client (kvshare doctor).
+//   - [Remover]: an optional interface of a Client that removes one
+//     object; no driver needs it, tools do (doctor's probe).
 //   - [Code]: the store's error codes, named.
 //
 // # What it promises

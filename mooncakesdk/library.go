@@ -137,3 +137,35 @@ func fileSHA256(path string) (string, error) {
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
+
+// LibraryInfo is what loading a store library found.
+type LibraryInfo struct {
+	// Name is the library as given to the loader: the config's path,
+	// $KVSHARE_MOONCAKE_LIB, or DefaultLibrary.
+	Name string
+	// File is the file the loader mapped, "" when it cannot be found
+	// (then SHA256 is "" too).
+	File   string
+	SHA256 string
+	// Pinned: the config's sdk_sha256 lists SHA256. False with no pin.
+	Pinned bool
+}
+
+// CheckLibrary loads the library m names, as [Open] does (a path is
+// hashed and checked against sdk_sha256 before it is loaded), looks up
+// every function of store_c.h, and reports what it found, without
+// creating a client. Its errors are Open's: [ErrLibrary] naming each
+// missing symbol or the file that cannot be read or loaded,
+// [ErrLibraryHash] naming the file, its hash and the pins.
+func CheckLibrary(m MooncakeConfig, logger *slog.Logger) (LibraryInfo, error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	lib, err := loadLibrary(m, os.LookupEnv, logger)
+	if err != nil {
+		return LibraryInfo{Name: libraryName(m, os.LookupEnv)}, err
+	}
+	info := LibraryInfo{Name: lib.name, File: lib.file, SHA256: lib.sha256}
+	info.Pinned = len(m.SDKSHA256) > 0 && slices.ContainsFunc(m.SDKSHA256, func(p string) bool { return strings.EqualFold(p, lib.sha256) })
+	return info, nil
+}

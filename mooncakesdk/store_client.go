@@ -148,6 +148,25 @@ const (
 	healthMasterUnreachable = 2
 )
 
+// Remove calls mooncake_store_remove; see [Remover].
+func (c *storeClient) Remove(key string, force bool) error {
+	if err := checkKey(0, key); err != nil {
+		return err
+	}
+	if err := c.guard.Enter(); err != nil {
+		return err
+	}
+	defer c.guard.Leave()
+	f := int32(0)
+	if force {
+		f = 1
+	}
+	if rc := c.lib.fn.remove(c.handle, key, f); rc != 0 {
+		return &CallError{Func: "mooncake_store_remove", Code: Code(rc)}
+	}
+	return nil
+}
+
 // HealthCheck calls mooncake_store_health_check; see [Client].
 func (c *storeClient) HealthCheck() error {
 	if err := c.guard.Enter(); err != nil {

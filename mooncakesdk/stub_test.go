@@ -40,6 +40,8 @@ type stubLib struct {
 	tid              func(which int32) int64
 	waitThreadExited func(timeoutMS int32) int32
 	registration     func(which int32) uint64
+	scriptRemove     func(rc int32)
+	removeForce      func() int32
 }
 
 // The test binary's main goroutine keeps the process's main thread for
@@ -106,6 +108,8 @@ func loadStub(t *testing.T, path string) *stubLib {
 		"stub_tid":                       &s.tid,
 		"stub_wait_create_thread_exited": &s.waitThreadExited,
 		"stub_registration":              &s.registration,
+		"stub_script_remove":             &s.scriptRemove,
+		"stub_remove_force":              &s.removeForce,
 	} {
 		addr, err := purego.Dlsym(h, name)
 		require.NoError(t, err, "stub lacks %s", name)

@@ -44,6 +44,7 @@ type storeFuncs struct {
 	getHostname      func(store uintptr, buf []byte, bufLen uint64) int32
 	registerBuffer   func(store uintptr, buffer uintptr, size uint64) int32
 	unregisterBuffer func(store uintptr, buffer uintptr) int32
+	remove           func(store uintptr, key string, force int32) int32
 }
 
 // bindings maps each symbol this package calls to its field.
@@ -59,5 +60,6 @@ func (f *storeFuncs) bindings() map[string]any {
 		"mooncake_store_get_hostname":      &f.getHostname,
 		"mooncake_store_register_buffer":   &f.registerBuffer,
 		"mooncake_store_unregister_buffer": &f.unregisterBuffer,
+		"mooncake_store_remove":            &f.remove,
 	}
 }

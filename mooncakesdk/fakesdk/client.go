@@ -1,6 +1,8 @@
 package fakesdk
 
 import (
+	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/kvshare/kvshare/mooncakesdk"
@@ -64,6 +66,23 @@ func (c *Client) registered(addr uintptr, n uint64) bool {
 		}
 	}
 	return false
+}
+
+// Remove removes the complete object under key (the fake grants no
+// leases, so force changes nothing): OBJECT_NOT_FOUND (-704) when there
+// is none, and the key stays in flight, answering -704 too, while a put
+// of it is (the real master refuses to remove a key being written). See
+// [mooncakesdk.Remover].
+func (c *Client) Remove(key string, force bool) error {
+	if key == "" || strings.IndexByte(key, 0) >= 0 {
+		return fmt.Errorf("%w: key %q", mooncakesdk.ErrInvalidArgument, key)
+	}
+	return c.controlCall(Remove, func() error {
+		if !c.store.remove(key) {
+			return &mooncakesdk.CallError{Func: Remove.cFunc(), Code: mooncakesdk.ObjectNotFound}
+		}
+		return nil
+	})
 }
 
 // HealthCheck answers healthy unless a fault says otherwise.

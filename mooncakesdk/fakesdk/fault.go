@@ -18,6 +18,7 @@ const (
 	Register                 // RegisterBuffer
 	Unregister               // UnregisterBuffer
 	Health                   // HealthCheck
+	Remove                   // Remove (mooncakesdk.Remover)
 )
 
 // String names the op: "put", "get", …
@@ -35,6 +36,8 @@ func (o Op) String() string {
 		return "unregister"
 	case Health:
 		return "health"
+	case Remove:
+		return "remove"
 	}
 	return fmt.Sprintf("Op(%d)", uint8(o))
 }
@@ -59,6 +62,8 @@ func (o Op) cFunc() string {
 		return "mooncake_store_unregister_buffer"
 	case Health:
 		return "mooncake_store_health_check"
+	case Remove:
+		return "mooncake_store_remove"
 	}
 	return o.String()
 }
@@ -167,7 +172,7 @@ func (f Fault) check() error {
 		}
 	}
 	switch {
-	case f.Op < Put || f.Op > Health:
+	case f.Op < Put || f.Op > Remove:
 		return fmt.Errorf("%w: unknown op %v", ErrScript, f.Op)
 	case kinds != 1:
 		return fmt.Errorf("%w: exactly one of Code, Fail, Panic, Hold, Vanish must be set, got %d", ErrScript, kinds)

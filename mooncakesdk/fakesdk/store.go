@@ -76,7 +76,7 @@ func (o Options) transferTimeout() time.Duration {
 // Calls counts the client calls that reached the store (well-formed,
 // non-empty, on a live client), and Destroy calls.
 type Calls struct {
-	Put, Get, Exist, Register, Unregister, Health, Destroy int
+	Put, Get, Exist, Register, Unregister, Health, Remove, Destroy int
 }
 
 // object is a complete object and the client whose put stored it (nil
@@ -179,6 +179,14 @@ func (s *Store) Vanish(keys ...string) int {
 	return s.vanish(keys)
 }
 
+// remove deletes the complete object under key and reports whether there
+// was one.
+func (s *Store) remove(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.vanish([]string{key}) == 1
+}
+
 // vanish is Vanish with s.mu held.
 func (s *Store) vanish(keys []string) int {
 	n := 0
@@ -242,6 +250,8 @@ func (s *Store) count(op Op) {
 		s.calls.Unregister++
 	case Health:
 		s.calls.Health++
+	case Remove:
+		s.calls.Remove++
 	}
 }
 

@@ -231,3 +231,26 @@ func TestSeed(t *testing.T) {
 	_, err = st.Seed("e", nil)
 	assert.ErrorIs(t, err, ErrSeed)
 }
+
+func TestRemove(t *testing.T) {
+	s := New(Options{})
+	c := s.Client()
+	var r mooncakesdk.Remover = c
+	_, err := s.Seed("k", []byte("object"))
+	require.NoError(t, err)
+	require.NoError(t, r.Remove("k", false))
+	_, ok := s.Object("k")
+	assert.False(t, ok)
+	var ce *mooncakesdk.CallError
+	require.ErrorAs(t, r.Remove("k", true), &ce)
+	assert.Equal(t, mooncakesdk.ObjectNotFound, ce.Code)
+	assert.Equal(t, "mooncake_store_remove", ce.Func)
+	assert.ErrorIs(t, r.Remove("", true), mooncakesdk.ErrInvalidArgument)
+	assert.Equal(t, 2, s.Calls().Remove)
+	require.NoError(t, s.Script(Fault{Op: Remove, Code: mooncakesdk.ObjectHasLease, Times: 1}))
+	_, _ = s.Seed("k", []byte("again"))
+	require.ErrorAs(t, r.Remove("k", false), &ce)
+	assert.Equal(t, mooncakesdk.ObjectHasLease, ce.Code)
+	require.NoError(t, c.Destroy())
+	assert.ErrorIs(t, r.Remove("k", true), mooncakesdk.ErrClosed)
+}

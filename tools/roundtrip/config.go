@@ -3,6 +3,8 @@ package roundtrip
 import (
 	"fmt"
 	"time"
+
+	"github.com/kvshare/kvshare/tools/runprefix"
 )
 
 // Config is one round trip's shape. The zero value is not usable; start
@@ -15,10 +17,22 @@ type Config struct {
 	// round trip submits Rows/ViewRows attempts at once, as an engine
 	// would for several requests.
 	ViewRows int
-	// Workers is the worker goroutines of each in-memory driver.
+	// Workers is the worker goroutines of each in-memory driver; a Store
+	// given below sets its own drivers' workers.
 	Workers int
-	// KeyPrefix starts every store key.
+	// KeyPrefix is the base of every store key: each run stores under a
+	// prefix of its own, KeyPrefix/roundtrip/<run> (package runprefix),
+	// since a store that never overwrites would otherwise serve a
+	// second run the first run's objects without storing anything.
 	KeyPrefix string
+	// RowsPerCall and BytesPerCall cap one driver call of the backends
+	// (binding.Config's MaxRowsPerCall and MaxBytesPerCall); 0 means no
+	// cap of the backend's own.
+	RowsPerCall  int
+	BytesPerCall int64
+	// Store opens each lender's driver; nil means the embedded in-memory
+	// store ([MemoryStore] with Workers).
+	Store Store
 	// Timeout bounds the whole run.
 	Timeout time.Duration
 	// Seed makes the published bytes reproducible.
@@ -27,14 +41,15 @@ type Config struct {
 
 // Defaults returns a shape that finishes in a few seconds on a 2-core
 // machine: 1024 blocks of 256 KiB (256 MiB each way), 64 per view, two
-// workers per driver.
+// workers per driver, through the embedded in-memory store, keys under
+// kvshare/roundtrip/<run>.
 func Defaults() Config {
 	return Config{
 		Rows:      1024,
 		RowBytes:  256 << 10,
 		ViewRows:  64,
 		Workers:   2,
-		KeyPrefix: "kvshare/roundtrip",
+		KeyPrefix: runprefix.DefaultBase,
 		Timeout:   2 * time.Minute,
 		Seed:      1,
 	}
@@ -55,6 +70,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("roundtrip: workers is %d, want > 0", c.Workers)
 	case c.Timeout <= 0:
 		return fmt.Errorf("roundtrip: timeout is %v, want > 0", c.Timeout)
+	case c.RowsPerCall < 0:
+		return fmt.Errorf("roundtrip: rows per call is %d, want >= 0 (0: no cap)", c.RowsPerCall)
+	case c.BytesPerCall < 0:
+		return fmt.Errorf("roundtrip: bytes per call is %d, want >= 0 (0: no cap)", c.BytesPerCall)
 	}
 	return nil
 }

@@ -13,12 +13,12 @@ import (
 )
 
 // lender stands in for an engine's KV cache manager: one host region of
-// staging slots, lent under a hold to a backend over its own in-memory
-// driver.
+// staging slots (memory outside the Go heap), lent under a hold to a
+// backend over its own driver.
 type lender struct {
 	name    string
 	mem     *memdrv.Memory
-	drv     *memdrv.Driver
+	drv     contract.Driver
 	backend *binding.Backend
 	hold    *hold
 }
@@ -29,34 +29,53 @@ type hold struct{ released atomic.Bool }
 
 func (h *hold) Release() { h.released.Store(true) }
 
-func newLender(name string, store *memdrv.Store, cfg Config) (*lender, error) {
+// newLender maps the lender's slots, opens its driver from store and
+// binds the region to a backend whose keys start with prefix.
+func newLender(ctx context.Context, name string, store Store, cfg Config, prefix string) (*lender, error) {
 	mem, err := memdrv.Alloc(cfg.RowBytes, cfg.Rows, contract.Host)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	l := &lender{name: name, mem: mem, drv: memdrv.New(store, memdrv.Options{Workers: cfg.Workers}), hold: &hold{}}
+	drv, err := store.OpenDriver(ctx, name)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("%s: %w", name, err), mem.Free())
+	}
+	l := &lender{name: name, mem: mem, drv: drv, hold: &hold{}}
+	// Giving back what was taken gets a bound of its own, even past the
+	// run's deadline.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	defer cancel()
 	regions, err := binding.Bind(l.drv, []contract.SlotRegion{mem.Region}, l.hold)
 	if err != nil {
-		return nil, l.abandon(fmt.Errorf("%s: bind: %w", name, err))
+		return nil, l.abandon(cctx, fmt.Errorf("%s: bind: %w", name, err))
 	}
-	l.backend, err = binding.New(regions, binding.Config{KeyPrefix: cfg.KeyPrefix})
+	l.backend, err = binding.New(regions, binding.Config{
+		KeyPrefix:       prefix,
+		MaxRowsPerCall:  cfg.RowsPerCall,
+		MaxBytesPerCall: cfg.BytesPerCall,
+	})
 	if err != nil {
-		if uerr := regions.Unbind(context.Background()); uerr != nil {
+		if uerr := regions.Unbind(cctx); uerr != nil {
 			return nil, fmt.Errorf("%s: %w (and unbinding: %v; memory kept)", name, err, uerr)
 		}
-		return nil, l.abandon(fmt.Errorf("%s: %w", name, err))
+		return nil, l.abandon(cctx, fmt.Errorf("%s: %w", name, err))
 	}
 	return l, nil
 }
 
-// abandon frees what a lender that never served holds, if the hold was
-// released (nothing can be registered); otherwise it keeps the memory.
-func (l *lender) abandon(err error) error {
+// abandon closes what a lender that never served holds, if the hold was
+// released (nothing can be registered): the driver is drained (it never
+// ran an operation, so this is at once) and closed, then the memory
+// goes back. Otherwise it keeps the memory.
+func (l *lender) abandon(ctx context.Context, err error) error {
 	if !l.hold.released.Load() {
 		return fmt.Errorf("%w (hold kept: memory not freed)", err)
 	}
+	if !l.drv.Drain(ctx) {
+		return fmt.Errorf("%w (the driver did not drain: memory kept)", err)
+	}
 	if cerr := l.drv.Close(); cerr != nil {
-		err = errors.Join(err, cerr)
+		return errors.Join(err, fmt.Errorf("%s: close driver: %w (memory kept)", l.name, cerr))
 	}
 	return errors.Join(err, l.mem.Free())
 }

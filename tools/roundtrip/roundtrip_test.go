@@ -94,3 +94,15 @@ func TestReportOK(t *testing.T) {
 		assert.False(t, bad.OK(), "%+v", bad)
 	}
 }
+
+func TestPoisonFillsEverySlot(t *testing.T) {
+	m, err := memdrv.Alloc(4096+7, 3, contract.Host)
+	require.NoError(t, err)
+	defer m.Free()
+	poison(m)
+	for i := range 3 {
+		for _, b := range m.Slot(i) {
+			require.Equal(t, byte(poisonByte), b)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/memdrv"
+	"github.com/kvshare/kvshare/tools/runprefix"
 )
 
 // cleanupTimeout bounds the owner's cleanup after the run.
@@ -35,9 +36,13 @@ func (p Phase) GBps() float64 {
 
 // Report is what a round trip moved and found.
 type Report struct {
-	Config  Config
-	Publish Phase
-	Fetch   Phase
+	Config Config
+	// Store names the store the bytes went through; KeyPrefix is this
+	// run's own key prefix (every key is KeyPrefix/v1/<hex name>).
+	Store     string
+	KeyPrefix string
+	Publish   Phase
+	Fetch     Phase
 	// Mismatches counts fetched rows whose bytes differ from what was
 	// published; Undelivered rows a phase did not deliver.
 	Mismatches  int
@@ -59,11 +64,13 @@ func (r Report) OK() bool {
 // "fetch") and the rows done out of all.
 type Progress func(phase string, done, total int)
 
-// Run builds two lenders over one embedded in-memory store, publishes
-// cfg.Rows blocks from the first, fetches them into the second, checks
-// every byte, and closes both in the owner's cleanup order. An error means
-// the round trip could not run to the end; a Report that is not OK means
-// it ran and found something wrong.
+// Run builds two lenders over one store (cfg.Store; the embedded
+// in-memory store when nil), each with its own driver, publishes cfg.Rows
+// blocks from the first under a key prefix of this run's own, fetches
+// them into the second, checks every byte, and closes both in the
+// owner's cleanup order. An error means the round trip could not run to
+// the end; a Report that is not OK means it ran and found something
+// wrong.
 func Run(ctx context.Context, cfg Config, progress Progress) (Report, error) {
 	rep := Report{Config: cfg}
 	if err := cfg.Validate(); err != nil {
@@ -72,15 +79,24 @@ func Run(ctx context.Context, cfg Config, progress Progress) (Report, error) {
 	if progress == nil {
 		progress = func(string, int, int) {}
 	}
+	store := cfg.Store
+	if store == nil {
+		store = MemoryStore(cfg.Workers)
+	}
+	rep.Store = store.Describe()
+	prefix, err := runprefix.New(cfg.KeyPrefix, "roundtrip")
+	if err != nil {
+		return rep, fmt.Errorf("roundtrip: %w", err)
+	}
+	rep.KeyPrefix = prefix
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
 
-	store := memdrv.NewStore()
-	src, err := newLender("publisher", store, cfg)
+	src, err := newLender(ctx, "publisher", store, cfg, prefix)
 	if err != nil {
 		return rep, err
 	}
-	dst, err := newLender("fetcher", store, cfg)
+	dst, err := newLender(ctx, "fetcher", store, cfg, prefix)
 	if err != nil {
 		cctx, ccancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 		defer ccancel()
@@ -88,6 +104,7 @@ func Run(ctx context.Context, cfg Config, progress Progress) (Report, error) {
 	}
 
 	fill(src.mem, cfg.Seed)
+	poison(dst.mem)
 	views := views(cfg)
 	rep.Publish, err = move(ctx, "publish", views, cfg.RowBytes, progress, func(v contract.View) (contract.Attempt, error) {
 		return src.backend.Publish(v, nil)
@@ -189,6 +206,25 @@ func fill(m *memdrv.Memory, seed uint64) {
 	rng := rand.NewChaCha8(key)
 	n := m.Region.SlotBytes * int64(m.Region.SlotCount)
 	_, _ = rng.Read(m.Bytes[:n])
+}
+
+// poisonByte fills the fetcher's slots before the fetch.
+const poisonByte = 0xA5
+
+// poison fills every slot with poisonByte: a row the fetch never wrote
+// cannot pass the byte check by chance, and every page of the fetcher's
+// region is touched before the clock starts, as an engine's long-lived
+// staging memory would be (the publisher's pages were touched by fill),
+// so the fetch rate measures the transfer, not first-touch page faults.
+func poison(m *memdrv.Memory) {
+	b := m.Bytes[:m.Region.SlotBytes*int64(m.Region.SlotCount)]
+	if len(b) == 0 {
+		return
+	}
+	b[0] = poisonByte
+	for n := 1; n < len(b); n *= 2 {
+		copy(b[n:], b[:n])
+	}
 }
 
 // compare counts the slots whose bytes differ.

@@ -47,6 +47,8 @@ static int batch_rc;
 static int health_rc;
 static int register_rc;
 static int unregister_rc;
+static int remove_rc;
+static int remove_force_seen;
 static int64_t codes[STUB_MAX_KEYS];
 static size_t ncodes;
 
@@ -313,8 +315,14 @@ int mooncake_store_get_hostname(mooncake_store_t store, char *buf_out, size_t bu
 
 #ifndef STUB_OMIT_REMOVE
 int mooncake_store_remove(mooncake_store_t store, const char *key, int force) {
-    (void)key, (void)force;
-    return unused("remove", store);
+    pthread_mutex_lock(&mu);
+    note("remove", store, 1);
+    copy_string(keys_seen[0], key);
+    count_seen = 1;
+    remove_force_seen = force;
+    int rc = remove_rc;
+    pthread_mutex_unlock(&mu);
+    return rc;
 }
 #endif
 
@@ -447,6 +455,21 @@ void stub_script_register(int reg, int unreg) {
     register_rc = reg;
     unregister_rc = unreg;
     pthread_mutex_unlock(&mu);
+}
+
+/* stub_script_remove sets remove's answer; stub_remove_force is the
+ * force flag the last remove received. */
+void stub_script_remove(int rc) {
+    pthread_mutex_lock(&mu);
+    remove_rc = rc;
+    pthread_mutex_unlock(&mu);
+}
+
+int stub_remove_force(void) {
+    pthread_mutex_lock(&mu);
+    int v = remove_force_seen;
+    pthread_mutex_unlock(&mu);
+    return v;
 }
 
 /* stub_call_log copies the comma-separated call log into out. */

@@ -1,6 +1,7 @@
 // Command kvshare runs kvshare's jobs from a shell.
 //
-//	kvshare roundtrip [flags]   publish KV blocks from one lender, fetch them into another
+//	kvshare roundtrip [flags]          publish KV blocks from one lender, fetch them into another
+//	kvshare doctor --store store.toml  check a store config and the Mooncake pool it names
 //
 // Run `kvshare <command> -h` for a command's flags.
 package main
@@ -29,6 +30,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "roundtrip":
 		return roundtripCmd(ctx, args[1:], stdout, stderr)
+	case "doctor":
+		return doctorCmd(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		usage(stdout)
 		return 0
@@ -43,5 +46,8 @@ func usage(w io.Writer) {
 
 commands:
   roundtrip   publish KV blocks from one lender through the embedded in-memory
-              store, fetch them into another lender, check every byte`)
+              store (or, with --store store.toml, a Mooncake pool), fetch them
+              into another lender, check every byte
+  doctor      check a store config and the Mooncake pool it names, one line
+              per check (--store store.toml)`)
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 
@@ -22,7 +23,8 @@ func roundtripCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.IntVar(&cfg.Rows, "rows", cfg.Rows, "KV blocks (rows) to move")
 	rowKiB := fs.Int64("row-kib", cfg.RowBytes>>10, "size of one block, in KiB")
 	fs.IntVar(&cfg.ViewRows, "view-rows", cfg.ViewRows, "rows per submitted view (one attempt each)")
-	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "worker goroutines of each in-memory driver")
+	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "worker goroutines of each in-memory driver (with --store: [mooncake] workers)")
+	storePath := fs.String("store", "", "store config file (TOML): run through the Mooncake pool it names instead of the embedded in-memory store")
 	fs.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "limit for the whole run")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the published bytes")
 	if err := fs.Parse(args); err != nil {
@@ -36,13 +38,30 @@ func roundtripCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return 2
 	}
 	cfg.RowBytes = *rowKiB << 10
+	if *storePath != "" {
+		if flagSet(fs, "workers") {
+			fmt.Fprintln(stderr, "kvshare roundtrip: -workers sets the in-memory drivers; with --store, set [mooncake] workers in the store config")
+			return 2
+		}
+		m, err := roundtrip.MooncakeStore(*storePath, slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+		if err != nil {
+			fmt.Fprintln(stderr, "kvshare:", err)
+			return 2
+		}
+		m.Configure(&cfg)
+	}
 	if err := cfg.Validate(); err != nil {
 		fmt.Fprintln(stderr, "kvshare:", err)
 		return 2
 	}
+	store := cfg.Store
+	if store == nil {
+		store = roundtrip.MemoryStore(cfg.Workers)
+		cfg.Store = store
+	}
 
-	fmt.Fprintf(stdout, "kvshare roundtrip: %d blocks of %s through the embedded in-memory store (%d views, %d workers per driver)\n",
-		cfg.Rows, size(cfg.RowBytes), (cfg.Rows+cfg.ViewRows-1)/cfg.ViewRows, cfg.Workers)
+	fmt.Fprintf(stdout, "kvshare roundtrip: %d blocks of %s through %s (%d views, %d workers per driver)\n",
+		cfg.Rows, size(cfg.RowBytes), store.Describe(), (cfg.Rows+cfg.ViewRows-1)/cfg.ViewRows, store.Workers())
 	var progress roundtrip.Progress
 	if isTerminal(stdout) {
 		progress = func(phase string, done, total int) {
@@ -53,6 +72,9 @@ func roundtripCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 	}
 	rep, err := roundtrip.Run(ctx, cfg, progress)
+	if *storePath != "" && rep.KeyPrefix != "" {
+		fmt.Fprintf(stdout, "keys     %s/v1/<hex name> (this run's own prefix: a put never overwrites)\n", rep.KeyPrefix)
+	}
 	summary(stdout, rep, err == nil)
 	if err != nil {
 		fmt.Fprintln(stderr, "kvshare:", err)
@@ -80,6 +102,13 @@ func summary(w io.Writer, rep roundtrip.Report, ran bool) {
 		fmt.Fprint(w, "; both regions returned to their lenders")
 	}
 	fmt.Fprintln(w)
+}
+
+// flagSet reports whether the command line set the named flag.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // statuses lists every non-zero row count by status.

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestDoctorUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"doctor"}, "--store is required"},
+		{[]string{"doctor", "--store", "a.toml", "extra"}, `unexpected argument "extra"`},
+		{[]string{"doctor", "--bogus"}, "bogus"},
+	} {
+		var out, errs bytes.Buffer
+		assert.Equal(t, 2, run(c.args, &out, &errs), "%v", c.args)
+		assert.Contains(t, errs.String(), c.msg, "%v", c.args)
+	}
+}
+
+func TestDoctorRefusedConfigExitsOne(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "store.toml")
+	require.NoError(t, os.WriteFile(path, []byte("[mooncake]\nmastr = \"127.0.0.1:25151\"\n"), 0o644))
+	var out, errs bytes.Buffer
+	assert.Equal(t, 1, run([]string{"doctor", "--store", path}, &out, &errs), "stderr: %s", errs.String())
+	s := out.String()
+	assert.Contains(t, s, "kvshare doctor: "+path)
+	assert.Contains(t, s, "config         FAIL")
+	assert.Contains(t, s, "[mooncake] mastr: unknown key")
+	assert.Contains(t, s, "client close   skip  not run: the config was refused")
+	assert.Contains(t, s, "checks FAILED for "+path)
+	lines := 0
+	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+		if !strings.HasPrefix(l, " ") { // a detail's later lines are indented
+			lines++
+		}
+	}
+	assert.Equal(t, 1+11+1, lines, "header, one line per check, outcome")
+}
+
+func TestRoundtripStoreErrors(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "store.toml")
+	require.NoError(t, os.WriteFile(bad, []byte("[mooncake]\nmaster = \"http://a:1\"\n"), 0o644))
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"roundtrip", "--store", bad}, bad + ": [mooncake] master: must be host:port, not a URL"},
+		{[]string{"roundtrip", "--store", filepath.Join(t.TempDir(), "nosuch.toml")}, "no such file"},
+		{[]string{"roundtrip", "--store", bad, "-workers", "3"}, "with --store, set [mooncake] workers"},
+	} {
+		var out, errs bytes.Buffer
+		assert.Equal(t, 2, run(c.args, &out, &errs), "%v", c.args)
+		assert.Contains(t, errs.String(), c.msg, "%v", c.args)
+		assert.Empty(t, out.String(), "nothing ran")
+	}
+}

@@ -1,0 +1,96 @@
+package doctor
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestBadConfigIsNamedAndStopsEverything(t *testing.T) {
+	good := config("/nonexistent/libmooncake_store.so", "127.0.0.1:25151", "http://127.0.0.1:28180/metadata")
+	for _, c := range []struct {
+		name string
+		text string
+		want []string // in the config line
+	}{
+		{"unknown key", strings.Replace(good, "master =", "mastr =", 1),
+			[]string{"[mooncake] mastr: unknown key", "[mooncake] master: is required"}},
+		{"wrong type", strings.Replace(good, "global_segment_size = 0", `global_segment_size = "2 GB"`, 1),
+			[]string{"[mooncake] global_segment_size: wants an integer, got a string"}},
+		{"HA master list", strings.Replace(good, `master = "127.0.0.1:25151"`, `master = "a:1,b:2"`, 1),
+			[]string{"[mooncake] master: an HA master list is not supported"}},
+		{"master as URL", strings.Replace(good, `master = "127.0.0.1:25151"`, `master = "http://a:1"`, 1),
+			[]string{"[mooncake] master: must be host:port, not a URL"}},
+		{"unknown section", good + "\n[extra]\nx = 1\n",
+			[]string{"[extra]: unknown section"}},
+		{"bad protocol", strings.Replace(good, `protocol = "tcp"`, `protocol = "udp"`, 1),
+			[]string{`[mooncake] protocol: must be "tcp" or "rdma", got "udp"`}},
+		{"malformed", "[mooncake\n", []string{"malformed TOML"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := storeFile(t, c.text)
+			rep := Run(t.Context(), Options{ConfigPath: path, LookupEnv: noEnv})
+			assert.True(t, rep.Failed())
+			require.Len(t, rep.Findings, len(checks), "one line per check")
+			f := rep.Findings[0]
+			assert.Equal(t, CheckConfig, f.Check)
+			assert.Equal(t, Fail, f.Verdict)
+			assert.Contains(t, f.Detail, path, "names the file")
+			for _, w := range c.want {
+				assert.Contains(t, f.Detail, w)
+			}
+			for _, f := range rep.Findings[1:] {
+				assert.Equal(t, Skip, f.Verdict, f.Check)
+				assert.Contains(t, f.Detail, "config was refused", f.Check)
+			}
+		})
+	}
+}
+
+func TestMissingConfigFileIsNamed(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nosuch.toml")
+	rep := Run(t.Context(), Options{ConfigPath: path, LookupEnv: noEnv})
+	f, _ := rep.Find(CheckConfig)
+	assert.Equal(t, Fail, f.Verdict)
+	assert.Contains(t, f.Detail, path)
+	assert.Contains(t, f.Detail, "no such file")
+}
+
+func TestConfigLineSaysWhatWasRead(t *testing.T) {
+	cfg, f := checkConfig(storeFile(t, config("/x/lib.so", "10.0.0.1:25151", "http://10.0.0.1:28180/metadata")))
+	assert.Equal(t, OK, f.Verdict)
+	assert.Equal(t, "10.0.0.1:25151", cfg.Mooncake.Master)
+	for _, want := range []string{"master 10.0.0.1:25151", "metadata http://10.0.0.1:28180/metadata", "protocol tcp", "global segment 0 B", "local buffer 64 MiB", "4 workers"} {
+		assert.Contains(t, f.Detail, want)
+	}
+}
+
+func TestKeyPrefix(t *testing.T) {
+	for _, c := range []struct {
+		name, prefix string
+		verdict      Verdict
+		want         string
+	}{
+		{"set", "team/kv", OK, "team/kv/doctor/"},
+		{"unset", "", OK, "kvshare/doctor/"},
+		{"trailing slash", "team/", Fail, "[blob] key_prefix"},
+		{"space", "te am", Fail, "[blob] key_prefix"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			text := strings.Replace(config("/x/lib.so", "127.0.0.1:1", "http://127.0.0.1:2/metadata"), `key_prefix = "kvshare"`, "key_prefix = \""+c.prefix+"\"", 1)
+			path := storeFile(t, text)
+			cfg, f := checkConfig(path)
+			require.Equal(t, OK, f.Verdict, f.Detail)
+			prefix, f := checkKeyPrefix(cfg)
+			assert.Equal(t, c.verdict, f.Verdict, f.Detail)
+			assert.Contains(t, f.Detail, c.want)
+			if c.verdict == Fail {
+				assert.Contains(t, f.Detail, path, "names the file")
+				assert.Empty(t, prefix)
+			}
+		})
+	}
+}
