@@ -187,10 +187,69 @@ func Realpool() error {
 	return nil
 }
 
+// Cuda runs the CUDA tier: gpuroundtrip's tests that move a request's
+// KV pages through a real GPU's memory (TestCUDA*). Off (one line,
+// success) unless KVSHARE_CUDA=1 or KVSHARE_CUDA_BUILD is set.
+// KVSHARE_CUDA_BUILD=<dir> builds the tier's test binary into dir
+// (go test -c) with a script that runs it, for a GPU machine without a
+// Go toolchain. KVSHARE_CUDA=1 runs the tier here, bounded by 9
+// minutes; a machine without a usable GPU fails it, saying why.
+// KVSHARE_CUDA_DEVICE picks the CUDA device, KVSHARE_CUDART the runtime
+// library; with KVSHARE_MOONCAKE_DIR set too, the round trip also runs
+// over a real Mooncake pool.
+func Cuda() error {
+	run, out := os.Getenv("KVSHARE_CUDA"), os.Getenv("KVSHARE_CUDA_BUILD")
+	switch run {
+	case "", "0", "1":
+	default:
+		return fmt.Errorf("cuda: KVSHARE_CUDA=%q: want 1 (on) or unset", run)
+	}
+	if run != "1" && out == "" {
+		fmt.Println("cuda: off (KVSHARE_CUDA is not 1; set KVSHARE_CUDA=1 on a machine with an NVIDIA GPU to run the CUDA tier, or KVSHARE_CUDA_BUILD=<dir> to build its test binary for one)")
+		return nil
+	}
+	cgo := map[string]string{"CGO_ENABLED": "1"}
+	if out != "" {
+		dir, err := filepath.Abs(out)
+		if err != nil {
+			return fmt.Errorf("cuda: KVSHARE_CUDA_BUILD=%q: %w", out, err)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("cuda: %w", err)
+		}
+		bin := filepath.Join(dir, "gpuroundtrip.test")
+		if err := inModule("gpuroundtrip", cgo, "go", "test", "-c", "-o", bin, "."); err != nil {
+			return fmt.Errorf("cuda: building the test binary: %w", err)
+		}
+		script := filepath.Join(dir, "run-cuda.sh")
+		if err := os.WriteFile(script, []byte(cudaScript), 0o755); err != nil {
+			return fmt.Errorf("cuda: %w", err)
+		}
+		fmt.Printf("cuda: built %s and %s; copy both to the GPU machine and run ./run-cuda.sh there\n", bin, script)
+	}
+	if run != "1" {
+		return nil
+	}
+	fmt.Println("cuda: running the CUDA tier (gpuroundtrip, TestCUDA*)")
+	return inModule("gpuroundtrip", cgo, "go", "test", "-count=1", "-v", "-timeout=9m", "-run", "^TestCUDA", ".")
+}
+
+// cudaScript runs the CUDA tier's test binary on a GPU machine.
+const cudaScript = `#!/bin/sh
+# kvshare's CUDA tier: gpuroundtrip's TestCUDA* tests, from a test binary
+# built by "KVSHARE_CUDA_BUILD=<dir> go run mage.go cuda". Needs an NVIDIA
+# GPU, its driver (libnvidia-ml.so.1) and the CUDA runtime (libcudart.so,
+# .so.13 or .so.12 on the loader's path, or KVSHARE_CUDART=/path/to/it).
+# KVSHARE_CUDA_DEVICE picks the device (default 0). Extra arguments go to
+# the test binary (e.g. -test.run '^TestCUDAScenarios$').
+cd "$(dirname "$0")" || exit 1
+KVSHARE_CUDA=1 exec ./gpuroundtrip.test -test.v -test.count=1 -test.timeout=9m -test.run '^TestCUDA' "$@"
+`
+
 // realPoolExtra lists the packages outside mooncakedrv whose tests belong
 // to the real-pool tier, as {module folder, package pattern}; every
 // package of mooncakedrv that has tests is in the tier already.
-var realPoolExtra = [][2]string{{"tools", "./..."}}
+var realPoolExtra = [][2]string{{"tools", "./..."}, {"gpuroundtrip", "./..."}}
 
 // realPoolPackage is one test binary of the tier.
 type realPoolPackage struct {
@@ -360,6 +419,8 @@ var allowedImports = map[string][]string{
 	"mooncakesdk": {"github.com/ebitengine/purego", "github.com/BurntSushi/toml"},
 	"mooncakedrv": {"contract", "rowbatch", "scheduler", "mooncakesdk", "github.com/ebitengine/purego", "github.com/BurntSushi/toml"},
 	"tools":       {"*"},
+	"gpuroundtrip": {"contract", "keys", "rowbatch", "scheduler", "binding", "memdrv", "mooncakesdk", "mooncakedrv",
+		"github.com/ebitengine/purego", "github.com/BurntSushi/toml", "github.com/NVIDIA/go-nvml"},
 }
 
 // Deps checks that every module's packages (tests aside) import only

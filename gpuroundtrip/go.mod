@@ -1,0 +1,37 @@
+module github.com/kvshare/kvshare/gpuroundtrip
+
+go 1.26
+
+require (
+	github.com/NVIDIA/go-nvml v0.13.4-1
+	github.com/ebitengine/purego v0.11.3
+	github.com/kvshare/kvshare/binding v0.0.0
+	github.com/kvshare/kvshare/contract v0.0.0
+	github.com/kvshare/kvshare/keys v0.0.0
+	github.com/kvshare/kvshare/memdrv v0.0.0
+	github.com/kvshare/kvshare/mooncakedrv v0.0.0
+	github.com/stretchr/testify v1.12.1
+)
+
+require (
+	github.com/BurntSushi/toml v1.6.0 // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/kvshare/kvshare/mooncakesdk v0.0.0 // indirect
+	github.com/kvshare/kvshare/rowbatch v0.0.0 // indirect
+	github.com/kvshare/kvshare/scheduler v0.0.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+)
+
+// Every sibling in the module graph, so the module builds alone
+// (GOWORK=off); conformance is a test-only requirement of mooncakedrv.
+replace (
+	github.com/kvshare/kvshare/binding => ../binding
+	github.com/kvshare/kvshare/conformance => ../conformance
+	github.com/kvshare/kvshare/contract => ../contract
+	github.com/kvshare/kvshare/keys => ../keys
+	github.com/kvshare/kvshare/memdrv => ../memdrv
+	github.com/kvshare/kvshare/mooncakedrv => ../mooncakedrv
+	github.com/kvshare/kvshare/mooncakesdk => ../mooncakesdk
+	github.com/kvshare/kvshare/rowbatch => ../rowbatch
+	github.com/kvshare/kvshare/scheduler => ../scheduler
+)
