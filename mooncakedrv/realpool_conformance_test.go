@@ -1,0 +1,103 @@
+package mooncakedrv
+
+import (
+	"testing"
+	"time"
+
+	"github.com/kvshare/kvshare/conformance"
+	"github.com/kvshare/kvshare/mooncakedrv/pool"
+)
+
+// realSubject builds conformance subjects over a real pool: each a fresh
+// driver (New) over its own view of the run's shared client, with the
+// hooks a real store can give:
+//
+//   - Seed and Object through raw, a second client outside the driver;
+//   - Hold at the SDK boundary (suiteClient: the worker's call blocks
+//     before it reaches the store, which then serves it);
+//   - Pause through the driver's own worker pool (parts stay queued);
+//   - Full when full is not nil (a pool of its own, filled by raw).
+//
+// The others stay nil, and the checks that need them skip, saying so:
+// Writing (a real store holds another writer's key only until
+// put_start_discard_timeout_sec, and only a writer frozen mid-transfer
+// holds it at all: TestRealOvertakenPut stages that), Crash and FailReads
+// (a real store cannot be made to crash or fail one call, or the reads of
+// chosen keys, without losing the pool), UnprovableGets (only a frozen
+// provider makes -800, for every key and after MC_TCP_STATUS_TIMEOUT_SEC,
+// and loses its objects past its TTL: TestRealFrozenProvider). Every one
+// of them is staged over the fake (TestConformanceOverTheFake).
+func realSubject(t *testing.T, sc *sharedClient, raw *rawClient, full func()) func() (*conformance.Subject, error) {
+	return func() (*conformance.Subject, error) {
+		c := sc.view()
+		d, err := New(c, Config{Logger: testLogger(t)})
+		if err != nil {
+			return nil, err
+		}
+		return &conformance.Subject{
+			Driver: d,
+			Seed: func(key string, data []byte) {
+				if err := raw.seed(key, data); err != nil {
+					t.Errorf("the Seed hook: %v", err)
+				}
+			},
+			Object: func(key string) ([]byte, bool) {
+				data, ok, err := raw.object(key, 2*suiteSlotBytes)
+				if err != nil {
+					t.Errorf("the Object hook: %v", err)
+				}
+				return data, ok
+			},
+			Full:  full,
+			Hold:  c.hold,
+			Pause: func() func() { return d.pool.Pause() },
+		}, nil
+	}
+}
+
+// The conformance suite on a real pool, every check but full-store (which
+// needs a pool of its own: TestRealFullPool). Its summary lists the checks
+// run and those skipped, each with its reason.
+func TestRealConformance(t *testing.T) {
+	s := startRealStore(t, nil)
+	raw := openRawClient(t, s)
+	sc := openSharedClient(t, s)
+	var only []string
+	for _, c := range conformance.Checks() {
+		if c.Name != "full-store" {
+			only = append(only, c.Name)
+		}
+	}
+	conformance.Run(t, conformance.Harness{New: realSubject(t, sc, raw, nil), SlotBytes: suiteSlotBytes, Only: only, Wait: suiteWait, Thorough: true})
+}
+
+// A pool whose provider's segment is small (eviction off), filled by a
+// raw client: the conformance suite's full-store check with the Full
+// hook, then a put of this test's own, both Declined (§9: -200 →
+// Declined).
+func TestRealFullPool(t *testing.T) {
+	s := startRealStore(t, func(o *pool.Options) { o.SegmentSize = smallSegment })
+	raw := openRawClient(t, s)
+	// fill is the Full hook (called on a goroutine of the suite's) and
+	// the declined case's first step: it fills what is left of the pool.
+	fill := func() {
+		n, err := raw.fill("kvshare-realpool/fill")
+		if err != nil {
+			t.Errorf("filling the pool: %v", err)
+		}
+		t.Logf("the pool took %d more objects before it answered -200 to every size", n)
+	}
+	t.Run("conformance", func(t *testing.T) {
+		sc := openSharedClient(t, s)
+		conformance.Run(t, conformance.Harness{New: realSubject(t, sc, raw, fill), SlotBytes: suiteSlotBytes, Only: []string{"full-store"}})
+	})
+	t.Run("declined", func(t *testing.T) {
+		fill()
+		testFullPoolDeclines(t, s, raw)
+	})
+}
+
+// suiteWait is the suite's bound on every wait on the real store (whose
+// answers come in milliseconds), and what a thorough run waits out once
+// more at its end.
+const suiteWait = 5 * time.Second
