@@ -103,7 +103,11 @@ type Client interface {
 	// stored there vanish, and frees the handle). It waits for calls in
 	// progress; later calls, including Destroy, return [ErrClosed] and
 	// reach nothing. Whoever opened the client calls it last: the
-	// library's own exit cleanup never runs in a Go program.
+	// library's own exit cleanup does not run when a Go program exits
+	// (except in a binary built with -race, whose exit calls C exit():
+	// the library's static destructors then run over any client still
+	// alive, and can crash; a test that keeps a client on purpose exits
+	// with syscall.Exit).
 	Destroy() error
 }
 
