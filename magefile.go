@@ -28,7 +28,9 @@ func Test() error {
 	return sh.RunWithV(map[string]string{"CGO_ENABLED": "1"}, "go", "test", "-race", "-count=1", "work")
 }
 
-// Lint runs go vet and a gofmt check on every module; any finding fails it.
+// Lint runs go vet, staticcheck (the version the root module's tool
+// directive pins) and a gofmt check on every module; any finding fails
+// it.
 func Lint() error {
 	mods, err := modules()
 	if err != nil {
@@ -38,6 +40,10 @@ func Lint() error {
 	for _, m := range mods {
 		if err := inModule(m, nil, "go", "vet", tags(m), "./..."); err != nil {
 			failed = append(failed, m+": go vet")
+		}
+		// staticcheck is pinned by the root module's tool directive.
+		if err := inModule(m, nil, "go", "tool", "staticcheck", tags(m), "./..."); err != nil {
+			failed = append(failed, m+": staticcheck")
 		}
 		out, err := sh.Output("gofmt", "-l", m)
 		if err != nil {
@@ -83,8 +89,10 @@ func Standalone() error {
 	return nil
 }
 
-// Bench runs every module's benchmarks once (they measure, never assert);
-// KVSHARE_BENCHTIME sets -benchtime (default 1s).
+// Bench runs every module's benchmarks once (they measure, never assert),
+// then kvshare bench with short settings (measurements 1–4; 5 too when
+// KVSHARE_MOONCAKE_DIR names a Mooncake folder); KVSHARE_BENCHTIME sets
+// -benchtime (default 1s).
 func Bench() error {
 	mods, err := modules()
 	if err != nil {
@@ -102,6 +110,14 @@ func Bench() error {
 		if err := inModule(m, nil, "go", "test", "-run", "^$", "-bench", ".", "-benchtime", benchtime, "./..."); err != nil {
 			return fmt.Errorf("%s: benchmarks: %w", m, err)
 		}
+	}
+	args := []string{"go", "run", "./tools/cmd/kvshare", "bench", "--short"}
+	if dir := os.Getenv("KVSHARE_MOONCAKE_DIR"); dir != "" {
+		args = append(args, "--mooncake-dir", dir)
+	}
+	fmt.Printf("== kvshare %s\n", strings.Join(args[3:], " "))
+	if err := inModule(".", nil, args...); err != nil {
+		return fmt.Errorf("kvshare bench: %w", err)
 	}
 	return nil
 }
@@ -419,6 +435,9 @@ var allowedImports = map[string][]string{
 	"mooncakesdk": {"github.com/ebitengine/purego", "github.com/BurntSushi/toml"},
 	"mooncakedrv": {"contract", "rowbatch", "scheduler", "mooncakesdk", "github.com/ebitengine/purego", "github.com/BurntSushi/toml"},
 	"tools":       {"*"},
+	"telemetry": {"contract", "binding", "mooncakedrv", "rowbatch", "scheduler", "mooncakesdk",
+		"github.com/ebitengine/purego", "github.com/BurntSushi/toml",
+		"go.opentelemetry.io/otel/metric", "go.opentelemetry.io/otel/attribute", "github.com/cespare/xxhash"},
 	"gpuroundtrip": {"contract", "keys", "rowbatch", "scheduler", "binding", "memdrv", "mooncakesdk", "mooncakedrv",
 		"github.com/ebitengine/purego", "github.com/BurntSushi/toml", "github.com/NVIDIA/go-nvml"},
 }

@@ -131,7 +131,7 @@ func (b *Backend) start(c *call) bool {
 // soon as it arrives.
 func (b *Backend) enter(c *call) {
 	c.notify = func() { b.poll(c) }
-	op, err, panicked := b.admit(c)
+	op, panicked, err := b.admit(c)
 	method := "Get"
 	if c.a.dir == publish {
 		method = "Put"
@@ -170,10 +170,10 @@ func (b *Backend) enter(c *call) {
 }
 
 // admit makes the driver call, recovering a panic.
-func (b *Backend) admit(c *call) (op contract.Operation, err error, panicked any) {
+func (b *Backend) admit(c *call) (op contract.Operation, panicked any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			op, err, panicked = nil, nil, p
+			op, panicked, err = nil, p, nil
 		}
 	}()
 	if c.a.dir == publish {
@@ -181,7 +181,7 @@ func (b *Backend) admit(c *call) (op contract.Operation, err error, panicked any
 	} else {
 		op, err = b.drv.Get(c.batch, c.a.hint, c.notify)
 	}
-	return op, err, nil
+	return op, nil, err
 }
 
 // reject records a call the driver refused at admission: nothing escaped,

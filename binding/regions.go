@@ -132,7 +132,7 @@ func (r *Regions) bindEach(serve []int) (*Regions, error) {
 			continue
 		}
 		if err == nil {
-			err = errors.New("Register returned registration 0 and no error")
+			err = errors.New("registration 0 and no error from Register")
 		}
 		return r.fail(failedRegistrations([]int{i}, false, h, err), fmt.Errorf("region %d: %w", i, err))
 	}
@@ -151,7 +151,7 @@ func (r *Regions) bindTogether(rt contract.RegionsTogether, serve []int) (*Regio
 		return r, nil
 	}
 	if err == nil {
-		err = errors.New("RegisterRegions returned registration 0 and no error")
+		err = errors.New("registration 0 and no error from RegisterRegions")
 	}
 	return r.fail(failedRegistrations(serve, true, h, err), fmt.Errorf("regions %v together: %w", serve, err))
 }

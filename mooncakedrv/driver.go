@@ -104,7 +104,7 @@ func (d *Driver) Register(r contract.SlotRegion) (contract.Registration, error) 
 	case r.Kind != contract.Host:
 		return 0, fmt.Errorf("%w: mooncakedrv: register: a %v region: Mooncake Store is driven over host memory only", contract.ErrDriverRejected, r.Kind)
 	}
-	err, panicked := sdkCall(func() error { return d.client.RegisterBuffer(r.Base, uint64(r.Len)) })
+	panicked, err := sdkCall(func() error { return d.client.RegisterBuffer(r.Base, uint64(r.Len)) })
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if panicked != nil {
@@ -170,7 +170,7 @@ func (d *Driver) Unregister(reg contract.Registration) error {
 	d.leaving[reg] = r
 	d.rebuildLiveLocked()
 	d.mu.Unlock()
-	err, panicked := sdkCall(func() error { return d.client.UnregisterBuffer(r.Base) })
+	panicked, err := sdkCall(func() error { return d.client.UnregisterBuffer(r.Base) })
 	d.mu.Lock()
 	delete(d.leaving, reg)
 	if panicked != nil || err != nil {
@@ -233,7 +233,7 @@ func (d *Driver) Close() error {
 	}
 	d.closed = true
 	d.mu.Unlock()
-	err, panicked := sdkCall(d.client.Destroy)
+	panicked, err := sdkCall(d.client.Destroy)
 	if panicked != nil {
 		return fmt.Errorf("mooncakedrv: close: destroy panicked: %v", panicked)
 	}
@@ -246,11 +246,11 @@ func (d *Driver) Close() error {
 // sdkCall runs one SDK call, turning a panic inside the binding into a
 // value: a panic is a failure the driver must account for, never a crash
 // of the worker that holds the pool's promise.
-func sdkCall(f func() error) (err error, panicked any) {
+func sdkCall(f func() error) (panicked any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err, panicked = nil, p
+			panicked, err = p, nil
 		}
 	}()
-	return f(), nil
+	return nil, f()
 }

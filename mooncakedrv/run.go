@@ -50,7 +50,7 @@ func (p *part) failAll() {
 // runGet makes the part's get-into call and, for rows whose lease
 // expired, one reread. It reports whether the access is unprovable.
 func (d *Driver) runGet(p *part) (unprovable bool) {
-	err, panicked := sdkCall(func() error { return d.client.BatchGetIntoList(&p.keys, p.bufs, p.sizes, p.codes) })
+	panicked, err := sdkCall(func() error { return d.client.BatchGetIntoList(&p.keys, p.bufs, p.sizes, p.codes) })
 	d.count(1, panicked)
 	if failed, unprov := callFailure(err, panicked); failed {
 		d.logCallFailure(p, "batch_get_into", err, panicked)
@@ -81,7 +81,7 @@ func (d *Driver) reread(p *part) (unprovable bool) {
 	if p.selectRows(func(j int) bool { return p.status[j] == contract.Pending }) == 0 {
 		return false
 	}
-	err, panicked := sdkCall(func() error { return d.client.BatchGetIntoList(&p.sub, p.subBufs, p.subSizes, p.subCodes) })
+	panicked, err := sdkCall(func() error { return d.client.BatchGetIntoList(&p.sub, p.subBufs, p.subSizes, p.subCodes) })
 	d.count(1, panicked)
 	if failed, unprov := callFailure(err, panicked); failed {
 		d.logCallFailure(p, "batch_get_into (reread)", err, panicked)
@@ -129,7 +129,7 @@ func (d *Driver) runPut(p *part) (unprovable bool) {
 		}
 	}
 	if keys != nil {
-		err, panicked := sdkCall(func() error { return d.client.BatchPutFromList(keys, bufs, sizes, codes) })
+		panicked, err := sdkCall(func() error { return d.client.BatchPutFromList(keys, bufs, sizes, codes) })
 		d.count(1, panicked)
 		if failed, unprov := callFailure(err, panicked); failed {
 			d.logCallFailure(p, "batch_put_from", err, panicked)
@@ -196,7 +196,7 @@ func (d *Driver) confirm(p *part) (unprovable bool) {
 		}
 		keys, exist, rows = &p.sub, p.subExist, p.subRows
 	}
-	err, panicked := sdkCall(func() error { return d.client.BatchIsExistList(keys, exist) })
+	panicked, err := sdkCall(func() error { return d.client.BatchIsExistList(keys, exist) })
 	d.count(1, panicked)
 	if failed, unprov := callFailure(err, panicked); failed {
 		d.logCallFailure(p, "batch_is_exist", err, panicked)
