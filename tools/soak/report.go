@@ -1,0 +1,60 @@
+package soak
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/kvshare/kvshare/contract"
+)
+
+// Report is what a soak did and checked.
+type Report struct {
+	Config  Config
+	RunID   string // the run's key prefix
+	Elapsed time.Duration
+	// Publishes, Fetches and Cancels count attempts submitted (a
+	// cancelled attempt counts in its direction too); Rounds the rounds;
+	// Rebinds the backends shut down and bound again.
+	Publishes, Fetches, Cancels, Rounds, Rebinds int64
+	// Rows counts rows by final status, over every backend.
+	Rows [contract.RowStatusCount]int64
+	// RowsChecked counts fetched rows compared byte for byte;
+	// BytesChecked their bytes; MissesChecked fetches of names never
+	// published, which must not be delivered.
+	RowsChecked, BytesChecked, MissesChecked int64
+	// ShutdownsChecked counts backends shut down whose promises were
+	// checked (nothing lent, no label, hold released, regions
+	// unregistered, driver closed); MemoryFreed the regions given back
+	// at the end.
+	ShutdownsChecked, MemoryFreed int64
+}
+
+// OpsPerSecond is attempts submitted per second.
+func (r Report) OpsPerSecond() float64 {
+	if r.Elapsed <= 0 {
+		return 0
+	}
+	return float64(r.Publishes+r.Fetches) / r.Elapsed.Seconds()
+}
+
+// String is the report's summary.
+func (r Report) String() string {
+	return fmt.Sprintf("soak %s: %v, seed %d, %d lenders: %d publishes, %d fetches (%d cancelled), %.0f attempts/s, %d rebinds; "+
+		"checked %d rows (%d bytes) byte for byte, %d never-published names undelivered, %d shutdowns clean, %d regions freed",
+		r.RunID, r.Elapsed.Round(time.Millisecond), r.Config.Seed, r.Config.Lenders, r.Publishes, r.Fetches, r.Cancels, r.OpsPerSecond(), r.Rebinds,
+		r.RowsChecked, r.BytesChecked, r.MissesChecked, r.ShutdownsChecked, r.MemoryFreed)
+}
+
+// add merges o's counts into r.
+func (r *Report) add(o Report) {
+	r.Publishes += o.Publishes
+	r.Fetches += o.Fetches
+	r.Cancels += o.Cancels
+	r.Rounds += o.Rounds
+	r.Rebinds += o.Rebinds
+	r.RowsChecked += o.RowsChecked
+	r.BytesChecked += o.BytesChecked
+	r.MissesChecked += o.MissesChecked
+	r.ShutdownsChecked += o.ShutdownsChecked
+	r.MemoryFreed += o.MemoryFreed
+}
