@@ -8,10 +8,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/magefile/mage/mg"
@@ -440,6 +448,7 @@ var allowedImports = map[string][]string{
 		"go.opentelemetry.io/otel/metric", "go.opentelemetry.io/otel/attribute", "github.com/cespare/xxhash"},
 	"gpuroundtrip": {"contract", "keys", "rowbatch", "scheduler", "binding", "memdrv", "mooncakesdk", "mooncakedrv",
 		"github.com/ebitengine/purego", "github.com/BurntSushi/toml", "github.com/NVIDIA/go-nvml"},
+	"docs/engineguide": nil, // the guide's code is all tests
 }
 
 // Deps checks that every module's packages (tests aside) import only
@@ -553,4 +562,479 @@ func unformatted(out, dir string) []string {
 		files = append(files, f)
 	}
 	return files
+}
+
+// gremlinsPkg is the mutation tester Mutate runs, pinned; go run builds
+// it from the module proxy (and caches the build).
+const gremlinsPkg = "github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0"
+
+// mutateModules are the modules Mutate tests when KVSHARE_MUTATE_MODULES
+// is unset, each with the efficacy goal of issue 13.
+var mutateModules = []string{"keys", "rowbatch", "scheduler", "binding", "mooncakesdk", "mooncakedrv", "memdrv"}
+
+// mutateGuard is code where no mutant may live: a file of a module, the
+// whole file or only the named functions (methods by their name alone).
+type mutateGuard struct {
+	module, file, what string
+	funcs              []string
+}
+
+// mutateGuards are the areas issue 13 allows no lived mutant in: the
+// verdict mapper, the ledger, access-end evidence, admission and the
+// backend's result recording.
+var mutateGuards = []mutateGuard{
+	{module: "mooncakedrv", file: "verdict.go", what: "verdict mapper"},
+	{module: "mooncakedrv", file: "ledger.go", what: "ledger"},
+	{module: "mooncakedrv", file: "operation.go", what: "access-end evidence", funcs: []string{"endAccessLocked"}},
+	{module: "mooncakedrv", file: "run.go", what: "access-end evidence", funcs: []string{"callFailure"}},
+	{module: "mooncakedrv", file: "settle.go", what: "access-end evidence", funcs: []string{"finish"}},
+	{module: "mooncakedrv", file: "admit.go", what: "admission"},
+	{module: "binding", file: "validate.go", what: "admission"},
+	{module: "rowbatch", file: "check.go", what: "admission"},
+	{module: "binding", file: "results.go", what: "result recording"},
+}
+
+// Mutate runs mutation testing, module by module, with gremlins (pinned
+// by gremlinsPkg, run through go run; not part of CI), prints each
+// module's efficacy — killed ÷ (killed + lived) — with its counts and
+// every lived mutant (file:line:column, mutator), and fails when a module
+// is under the goal (95 %) or a mutant lives in a guarded area
+// (mutateGuards: verdict mapper, ledger, access-end evidence, admission,
+// result recording). Equivalent mutants are explained in each module's
+// doc.go.
+//
+// How it runs, and why:
+//   - A snapshot. The workspace's modules (tracked and untracked files,
+//     ignored ones left out) are copied to a temporary folder first, so
+//     edits made during a long run change nothing; each module under test
+//     gets its relative replace directives made absolute there, because
+//     gremlins copies the module alone into a work folder of its own,
+//     where ../sibling would not resolve. Every go command runs with
+//     GOWORK=off (gremlins does not know workspaces) and -count=1 (no
+//     test result comes from the cache).
+//   - One gremlins run per package (nested packages left to their own
+//     run): gremlins sets a mutant's time limit from the time the tests
+//     of the whole path took, so a slow package would otherwise give a
+//     fast one's hanging mutants minutes each.
+//   - gremlins' default mutators (arithmetic, conditionals boundary and
+//     negation, increment/decrement, negatives); each mutant runs the
+//     tests of its own package, without -race (mutants are compiled
+//     hundreds of times).
+//   - One worker and a timeout coefficient of 10 by default: a mutant's
+//     limit is 10 × the package's coverage run (compilation included),
+//     generous enough that a loaded machine does not turn a slow test
+//     into a timeout, so two runs in a row give the same figures. A
+//     timed-out mutant counts as neither killed nor lived.
+//
+// Options, from the environment:
+//
+//	KVSHARE_MUTATE_MODULES      modules to test, comma-separated (default keys,rowbatch,scheduler,binding,mooncakesdk,mooncakedrv,memdrv)
+//	KVSHARE_MUTATE_FILES        a regexp on module-relative file paths: mutate only the files it matches
+//	KVSHARE_MUTATE_COEFFICIENT  gremlins' timeout coefficient (default 10)
+//	KVSHARE_MUTATE_WORKERS      gremlins' workers (default 1)
+//	KVSHARE_MUTATE_GOAL         the efficacy goal in percent (default 95)
+func Mutate() error {
+	cfg, err := mutateConfig()
+	if err != nil {
+		return err
+	}
+	snap, err := os.MkdirTemp("", "kvshare-mutate-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(snap)
+	mods, err := modules()
+	if err != nil {
+		return err
+	}
+	for _, m := range mods {
+		if m != "." {
+			if err := snapshotModule(m, filepath.Join(snap, m)); err != nil {
+				return fmt.Errorf("mutate: snapshot of %s: %w", m, err)
+			}
+		}
+	}
+	var results []mutateResult
+	for _, m := range cfg.modules {
+		fmt.Printf("== %s\n", m)
+		r, err := mutateModule(cfg, snap, m)
+		if err != nil {
+			return fmt.Errorf("mutate: %s: %w", m, err)
+		}
+		r.print()
+		results = append(results, r)
+	}
+	fmt.Println("== mutate summary")
+	fmt.Printf("%-12s %9s %7s %6s %10s %12s %11s\n", "module", "efficacy", "killed", "lived", "timed-out", "not-covered", "not-viable")
+	var failed []string
+	for _, r := range results {
+		fmt.Printf("%-12s %8.2f%% %7d %6d %10d %12d %11d\n", r.module, r.efficacy(), r.killed, r.lived, r.timedOut, r.notCovered, r.notViable)
+		if r.killed+r.lived > 0 && r.efficacy() < cfg.goal {
+			failed = append(failed, fmt.Sprintf("%s: efficacy %.2f%% under %.0f%%", r.module, r.efficacy(), cfg.goal))
+		}
+		for _, l := range r.livedList {
+			if l.guard != "" {
+				failed = append(failed, fmt.Sprintf("%s: lived in the %s: %s", r.module, l.guard, l))
+			}
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("mutate: goals missed:\n  %s", strings.Join(failed, "\n  "))
+	}
+	fmt.Printf("mutate: every module at or above %.0f%%, no lived mutant in a guarded area\n", cfg.goal)
+	return nil
+}
+
+// mutateSettings are Mutate's options.
+type mutateSettings struct {
+	modules              []string
+	files                *regexp.Regexp
+	coefficient, workers string
+	goal                 float64
+}
+
+// mutateConfig reads Mutate's options from the environment.
+func mutateConfig() (mutateSettings, error) {
+	cfg := mutateSettings{modules: mutateModules, coefficient: "10", workers: "1", goal: 95}
+	if v := os.Getenv("KVSHARE_MUTATE_MODULES"); v != "" {
+		cfg.modules = nil
+		for _, m := range strings.Split(v, ",") {
+			if m = strings.TrimSpace(m); m != "" {
+				if _, err := os.Stat(filepath.Join(m, "go.mod")); err != nil {
+					return cfg, fmt.Errorf("mutate: KVSHARE_MUTATE_MODULES: %q is not a module folder", m)
+				}
+				cfg.modules = append(cfg.modules, filepath.Clean(m))
+			}
+		}
+	}
+	if v := os.Getenv("KVSHARE_MUTATE_FILES"); v != "" {
+		re, err := regexp.Compile(v)
+		if err != nil {
+			return cfg, fmt.Errorf("mutate: KVSHARE_MUTATE_FILES: %w", err)
+		}
+		cfg.files = re
+	}
+	for _, o := range []struct {
+		name string
+		dst  *string
+	}{{"KVSHARE_MUTATE_COEFFICIENT", &cfg.coefficient}, {"KVSHARE_MUTATE_WORKERS", &cfg.workers}} {
+		if v := os.Getenv(o.name); v != "" {
+			if n, err := strconv.Atoi(v); err != nil || n < 1 {
+				return cfg, fmt.Errorf("mutate: %s=%q: want a positive integer", o.name, v)
+			}
+			*o.dst = v
+		}
+	}
+	if v := os.Getenv("KVSHARE_MUTATE_GOAL"); v != "" {
+		g, err := strconv.ParseFloat(v, 64)
+		if err != nil || g < 0 || g > 100 {
+			return cfg, fmt.Errorf("mutate: KVSHARE_MUTATE_GOAL=%q: want a percentage", v)
+		}
+		cfg.goal = g
+	}
+	return cfg, nil
+}
+
+// snapshotModule copies a module's tracked and untracked, not ignored,
+// files into dst.
+func snapshotModule(module, dst string) error {
+	out, err := sh.Output("git", "ls-files", "--cached", "--others", "--exclude-standard", "-z", "--", module)
+	if err != nil {
+		return err
+	}
+	for _, f := range strings.Split(out, "\x00") {
+		if f == "" {
+			continue
+		}
+		rel, err := filepath.Rel(module, f)
+		if err != nil {
+			return err
+		}
+		info, err := os.Lstat(f)
+		if errors.Is(err, os.ErrNotExist) {
+			continue // tracked but deleted in the working tree
+		}
+		if err != nil {
+			return err
+		}
+		if !info.Mode().IsRegular() {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(target, data, info.Mode().Perm()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mutateResult is one module's figures.
+type mutateResult struct {
+	module                                         string
+	killed, lived, timedOut, notCovered, notViable int
+	livedList                                      []livedMutant
+}
+
+// livedMutant is a mutant the tests did not kill; guard names the
+// guarded area it lives in, if any.
+type livedMutant struct {
+	file, mutator, guard string
+	line, column         int
+}
+
+func (l livedMutant) String() string {
+	return fmt.Sprintf("%s:%d:%d %s", l.file, l.line, l.column, l.mutator)
+}
+
+func (r mutateResult) efficacy() float64 {
+	if r.killed+r.lived == 0 {
+		return 0
+	}
+	return 100 * float64(r.killed) / float64(r.killed+r.lived)
+}
+
+func (r mutateResult) print() {
+	fmt.Printf("%s: efficacy %.2f%% (killed %d, lived %d, timed out %d, not covered %d, not viable %d)\n",
+		r.module, r.efficacy(), r.killed, r.lived, r.timedOut, r.notCovered, r.notViable)
+	for _, l := range r.livedList {
+		if l.guard != "" {
+			fmt.Printf("  lived: %s  [%s]\n", l, l.guard)
+		} else {
+			fmt.Printf("  lived: %s\n", l)
+		}
+	}
+}
+
+// gremlinsReport is the part of gremlins' -o JSON that Mutate reads.
+type gremlinsReport struct {
+	Files []struct {
+		FileName  string `json:"file_name"`
+		Mutations []struct {
+			Type   string `json:"type"`
+			Status string `json:"status"`
+			Line   int    `json:"line"`
+			Column int    `json:"column"`
+		} `json:"mutations"`
+	} `json:"files"`
+}
+
+// mutateModule runs gremlins on each package of a module in the
+// snapshot and adds up the figures.
+func mutateModule(cfg mutateSettings, snap, module string) (mutateResult, error) {
+	res := mutateResult{module: module}
+	root := filepath.Join(snap, module)
+	if err := absoluteReplaces(root); err != nil {
+		return res, err
+	}
+	env := mutateEnv(snap)
+	cmd := exec.Command("go", "list", "-f", "{{.Dir}}", "./...")
+	cmd.Dir, cmd.Env, cmd.Stderr = root, env, os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return res, fmt.Errorf("go list: %w", err)
+	}
+	var pkgs []string // package folders relative to the module root
+	for _, dir := range strings.Fields(string(out)) {
+		rel, err := filepath.Rel(root, dir)
+		if err != nil {
+			return res, err
+		}
+		pkgs = append(pkgs, filepath.ToSlash(rel))
+	}
+	for i, pkg := range pkgs {
+		excludes := nestedPackages(pkg, pkgs)
+		files, err := packageFiles(filepath.Join(root, pkg))
+		if err != nil {
+			return res, err
+		}
+		mutated := 0
+		for _, f := range files {
+			if cfg.files != nil && !cfg.files.MatchString(path.Join(pkg, f)) {
+				excludes = append(excludes, "^"+regexp.QuoteMeta(f)+"$")
+				continue
+			}
+			mutated++
+		}
+		if mutated == 0 {
+			continue
+		}
+		report := filepath.Join(snap, fmt.Sprintf("%s-%d.json", strings.ReplaceAll(module, "/", "_"), i))
+		args := []string{"run", gremlinsPkg, "unleash", "--workers", cfg.workers,
+			"--timeout-coefficient", cfg.coefficient, "--output-statuses", "lt", "-o", report}
+		for _, e := range excludes {
+			args = append(args, "--exclude-files", e)
+		}
+		args = append(args, filepath.Join(root, pkg))
+		fmt.Printf("-- %s/%s\n", module, pkg)
+		cmd := exec.Command("go", args...)
+		cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = root, env, os.Stdout, os.Stderr
+		if err := cmd.Run(); err != nil {
+			return res, fmt.Errorf("gremlins on %s: %w", pkg, err)
+		}
+		if err := res.add(report, root, pkg); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// add reads one gremlins report of the package folder pkg (relative to
+// the module root) into r.
+func (r *mutateResult) add(report, root, pkg string) error {
+	data, err := os.ReadFile(report)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil // gremlins found no mutant, so wrote no report
+	}
+	if err != nil {
+		return err
+	}
+	var rep gremlinsReport
+	if err := json.Unmarshal(data, &rep); err != nil {
+		return fmt.Errorf("reading %s: %w", report, err)
+	}
+	for _, f := range rep.Files {
+		file := path.Join(pkg, filepath.ToSlash(f.FileName))
+		for _, m := range f.Mutations {
+			switch m.Status {
+			case "KILLED":
+				r.killed++
+			case "LIVED":
+				r.lived++
+				l := livedMutant{file: file, mutator: m.Type, line: m.Line, column: m.Column}
+				l.guard = guardOf(r.module, root, l)
+				r.livedList = append(r.livedList, l)
+			case "TIMED OUT":
+				r.timedOut++
+			case "NOT COVERED":
+				r.notCovered++
+			case "NOT VIABLE":
+				r.notViable++
+			}
+		}
+	}
+	sort.Slice(r.livedList, func(i, j int) bool {
+		a, b := r.livedList[i], r.livedList[j]
+		if a.file != b.file {
+			return a.file < b.file
+		}
+		if a.line != b.line {
+			return a.line < b.line
+		}
+		if a.column != b.column {
+			return a.column < b.column
+		}
+		return a.mutator < b.mutator
+	})
+	return nil
+}
+
+// guardOf names the guarded area a lived mutant is in ("" if none).
+func guardOf(module, root string, l livedMutant) string {
+	for _, g := range mutateGuards {
+		if g.module != module || g.file != l.file {
+			continue
+		}
+		if len(g.funcs) == 0 {
+			return g.what
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, filepath.Join(root, l.file), nil, parser.SkipObjectResolution)
+		if err != nil {
+			return g.what // unreadable: count it as guarded rather than miss it
+		}
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || !slices.Contains(g.funcs, fn.Name.Name) {
+				continue
+			}
+			if fset.Position(fn.Pos()).Line <= l.line && l.line <= fset.Position(fn.End()).Line {
+				return g.what + " (" + fn.Name.Name + ")"
+			}
+		}
+	}
+	return ""
+}
+
+// absoluteReplaces rewrites a snapshot module's relative replace
+// directives to absolute paths in the snapshot.
+func absoluteReplaces(root string) error {
+	cmd := exec.Command("go", "mod", "edit", "-json")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("go mod edit -json: %w", err)
+	}
+	var mod struct {
+		Replace []struct {
+			Old, New struct{ Path, Version string }
+		}
+	}
+	if err := json.Unmarshal(out, &mod); err != nil {
+		return err
+	}
+	args := []string{"mod", "edit"}
+	for _, r := range mod.Replace {
+		if r.New.Version != "" || !(strings.HasPrefix(r.New.Path, "./") || strings.HasPrefix(r.New.Path, "../")) {
+			continue
+		}
+		old := r.Old.Path
+		if r.Old.Version != "" {
+			old += "@" + r.Old.Version
+		}
+		args = append(args, "-replace="+old+"="+filepath.Join(root, r.New.Path))
+	}
+	if len(args) == 2 {
+		return nil
+	}
+	cmd = exec.Command("go", args...)
+	cmd.Dir, cmd.Stderr = root, os.Stderr
+	return cmd.Run()
+}
+
+// mutateEnv is the environment of every command Mutate runs in the
+// snapshot: no workspace, no cached test results, temporary files
+// (gremlins' work folders among them) inside the snapshot.
+func mutateEnv(snap string) []string {
+	tmp := filepath.Join(snap, ".tmp")
+	_ = os.MkdirAll(tmp, 0o755)
+	return append(os.Environ(), "GOWORK=off", "TMPDIR="+tmp,
+		"GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -count=1"))
+}
+
+// nestedPackages returns gremlins exclusion patterns (relative to pkg)
+// for the packages under pkg, which get runs of their own.
+func nestedPackages(pkg string, pkgs []string) []string {
+	var ex []string
+	for _, p := range pkgs {
+		if pkg == "." && p != "." {
+			ex = append(ex, "^"+regexp.QuoteMeta(p)+"/")
+		} else if strings.HasPrefix(p, pkg+"/") {
+			ex = append(ex, "^"+regexp.QuoteMeta(strings.TrimPrefix(p, pkg+"/"))+"/")
+		}
+	}
+	return ex
+}
+
+// packageFiles lists the non-test .go files of one package folder, as
+// gremlins sees them (build constraints aside).
+func packageFiles(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, e := range entries {
+		n := e.Name()
+		if !e.IsDir() && strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_test.go") {
+			files = append(files, n)
+		}
+	}
+	return files, nil
 }

@@ -2,6 +2,7 @@
 //
 //	kvshare roundtrip [flags]          publish KV blocks from one lender, fetch them into another
 //	kvshare doctor --store store.toml  check a store config and the Mooncake pool it names
+//	kvshare bench [flags]              the benchmark: kvshare against floors measured in the same run
 //
 // Run `kvshare <command> -h` for a command's flags.
 package main
@@ -32,6 +33,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return roundtripCmd(ctx, args[1:], stdout, stderr)
 	case "doctor":
 		return doctorCmd(ctx, args[1:], stdout, stderr)
+	case "bench":
+		return benchCmd(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		usage(stdout)
 		return 0
@@ -49,5 +52,8 @@ commands:
               store (or, with --store store.toml, a Mooncake pool), fetch them
               into another lender, check every byte
   doctor      check a store config and the Mooncake pool it names, one line
-              per check (--store store.toml)`)
+              per check (--store store.toml)
+  bench       measure kvshare against floors measured in the same run: settle
+              latency, an engine loop beside the traffic, CPU a row, bandwidth,
+              and a real pool (--store or --mooncake-dir); --plot out.svg`)
 }

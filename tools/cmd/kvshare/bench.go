@@ -1,0 +1,190 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/kvshare/kvshare/tools/bench"
+)
+
+// benchCmd runs kvshare bench: the measurements, a table (or --json) on
+// stdout, a progress bar on stderr when it is a terminal, the plots with
+// --plot. Exit status 1 when a measurement could not run to the end; a
+// missed goal is a finding, not a failure.
+func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("kvshare bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print the report as JSON (no table, no progress bar)")
+	plotPath := fs.String("plot", "", "draw the figures into this file (.svg or .png); several files, comma-separated")
+	store := fs.String("store", "", "store config (TOML) of a running Mooncake pool: run measurement 5 against it")
+	mooncakeDir := fs.String("mooncake-dir", "", "Mooncake folder (bin/, lib/): start a loopback pool from it for measurement 5")
+	short := fs.Bool("short", false, "quick settings: fewer repetitions and samples (the mage bench target)")
+	reps := fs.Int("reps", 0, fmt.Sprintf("repetitions of every measurement (0: %d, or %d with --short)", bench.Defaults().Reps, bench.Short().Reps))
+	only := fs.String("only", "", "comma-separated measurements to run (1 settle, 2 engine loop, 3 row cpu, 4 bandwidth, 5 real pool); empty: all")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof -top FILE)")
+	memProfile := fs.String("memprofile", "", "write a profile of every allocation of the run to this file at the end (go tool pprof -sample_index=alloc_space -top FILE); slows allocation")
+	timeout := fs.Duration("timeout", 20*time.Minute, "limit for the whole run")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "kvshare bench: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	o := bench.Defaults()
+	if *short {
+		o = bench.Short()
+	}
+	if *reps != 0 {
+		o.Reps = *reps
+	}
+	o.Pool.StorePath, o.Pool.MooncakeDir = *store, *mooncakeDir
+	var err error
+	if o.Only, err = parseOnly(*only); err != nil {
+		fmt.Fprintln(stderr, "kvshare bench:", err)
+		return 2
+	}
+	if err := o.Validate(); err != nil {
+		fmt.Fprintln(stderr, "kvshare", err)
+		return 2
+	}
+	var plots []string
+	if *plotPath != "" {
+		plots = strings.Split(*plotPath, ",")
+	}
+	for _, p := range plots {
+		if !strings.HasSuffix(p, ".svg") && !strings.HasSuffix(p, ".png") {
+			fmt.Fprintf(stderr, "kvshare bench: --plot %s: %v\n", p, bench.ErrPlotFormat)
+			return 2
+		}
+	}
+	if len(plots) > 0 && !bench.Plottable(o) {
+		fmt.Fprintln(stderr, "kvshare bench: --plot: nothing to plot: it draws measurements 1, 2, 4 and 5 (with a pool)")
+		return 2
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fmt.Fprintln(stderr, "kvshare bench:", err)
+			return 2
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(stderr, "kvshare bench:", err)
+			return 2
+		}
+		defer pprof.StopCPUProfile()
+	}
+
+	if *memProfile != "" {
+		runtime.MemProfileRate = 1 // every allocation: the per-row ones are small
+		defer func() {
+			if err := writeAllocs(*memProfile); err != nil {
+				fmt.Fprintln(stderr, "kvshare bench: memprofile:", err)
+			}
+		}()
+	}
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	var progress bench.Progress
+	if !*asJSON && isTerminal(stderr) {
+		progress = progressBar(stderr)
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	rep, runErr := bench.Run(ctx, o, progress, logger)
+	if rep != nil {
+		if *asJSON {
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(rep); err != nil {
+				fmt.Fprintln(stderr, "kvshare bench:", err)
+				return 1
+			}
+		} else {
+			bench.WriteTable(stdout, rep)
+			fmt.Fprintln(stdout, bench.Summary(rep))
+		}
+		for _, p := range plots {
+			if err := bench.WritePlot(p, rep); err != nil {
+				fmt.Fprintln(stderr, "kvshare bench: plot:", err)
+				return 1
+			}
+		}
+		if len(plots) > 0 && !*asJSON {
+			fmt.Fprintln(stdout, "plots:", strings.Join(plots, " "))
+		}
+	}
+	if runErr != nil {
+		fmt.Fprintln(stderr, "kvshare bench:", runErr)
+		return 1
+	}
+	return 0
+}
+
+// writeAllocs writes the allocation profile (every allocation since the
+// process began) to path.
+func writeAllocs(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		return errors.Join(err, f.Close())
+	}
+	return f.Close()
+}
+
+// parseOnly reads --only: measurement numbers, comma-separated.
+func parseOnly(s string) ([]bench.Measurement, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []bench.Measurement
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > len(bench.AllMeasurements) {
+			return nil, fmt.Errorf("--only %q: %q is not a measurement (1–5)", s, f)
+		}
+		out = append(out, bench.Measurement(n))
+	}
+	return out, nil
+}
+
+// progressBar draws the run's progress on w (a terminal) with
+// schollz/progressbar, cleared when the run ends.
+func progressBar(w io.Writer) bench.Progress {
+	var bar *progressbar.ProgressBar
+	return func(done, total int, what string) {
+		if bar == nil {
+			bar = progressbar.NewOptions(total,
+				progressbar.OptionSetWriter(w),
+				progressbar.OptionSetWidth(30),
+				progressbar.OptionShowCount(),
+				progressbar.OptionSetElapsedTime(true),
+				progressbar.OptionSetPredictTime(true),
+				progressbar.OptionClearOnFinish(),
+				progressbar.OptionSetDescription(what))
+		}
+		bar.Describe(what)
+		_ = bar.Set(done)
+		if done >= total {
+			_ = bar.Finish()
+		}
+	}
+}

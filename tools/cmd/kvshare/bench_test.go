@@ -1,0 +1,66 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestBenchWithoutAPoolSaysItSkippedFive(t *testing.T) {
+	var out, errs bytes.Buffer
+	code := run([]string{"bench", "--only", "5"}, &out, &errs)
+	assert.Equal(t, 0, code, "stderr: %s", errs.String())
+	assert.Contains(t, out.String(), "5. Real pool: skipped: no pool given (--store store.toml, or --mooncake-dir DIR to start one)\n")
+	assert.Empty(t, errs.String(), "no progress bar when stderr is not a terminal")
+}
+
+func TestBenchJSON(t *testing.T) {
+	var out, errs bytes.Buffer
+	code := run([]string{"bench", "--short", "--reps", "1", "--only", "3,5", "--json"}, &out, &errs)
+	require.Equal(t, 0, code, "stderr: %s", errs.String())
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(out.Bytes(), &doc), "stdout is one JSON document: %s", out.String())
+	assert.Contains(t, doc, "row_cpu")
+	assert.NotContains(t, doc, "settle")
+	assert.EqualValues(t, 1, doc["reps"])
+	assert.Empty(t, errs.String())
+}
+
+func TestBenchCPUProfileAndPlots(t *testing.T) {
+	dir := t.TempDir()
+	prof, png, svg := filepath.Join(dir, "cpu.prof"), filepath.Join(dir, "bench.png"), filepath.Join(dir, "bench.svg")
+	var out, errs bytes.Buffer
+	code := run([]string{"bench", "--short", "--reps", "1", "--only", "4", "--cpuprofile", prof, "--plot", png + "," + svg}, &out, &errs)
+	require.Equal(t, 0, code, "stderr: %s", errs.String())
+	assert.Contains(t, out.String(), "4. Publish + fetch through the in-memory store")
+	assert.Contains(t, out.String(), "plots: "+png+" "+svg)
+	for _, f := range []string{prof, png, svg} {
+		st, err := os.Stat(f)
+		require.NoError(t, err)
+		assert.Positive(t, st.Size(), f)
+	}
+}
+
+func TestBenchUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"bench", "--only", "6"}, `"6" is not a measurement`},
+		{[]string{"bench", "--plot", "out.pdf"}, "must end in .svg or .png"},
+		{[]string{"bench", "--only", "3,5", "--plot", "out.svg"}, "nothing to plot"},
+		{[]string{"bench", "--reps", "-1"}, "reps is -1"},
+		{[]string{"bench", "--store", "a.toml", "--mooncake-dir", "/m"}, "not both"},
+		{[]string{"bench", "extra"}, `unexpected argument "extra"`},
+	} {
+		var out, errs bytes.Buffer
+		assert.Equal(t, 2, run(c.args, &out, &errs), "%v", c.args)
+		assert.Contains(t, errs.String(), c.msg, "%v", c.args)
+		assert.Empty(t, out.String(), "%v: nothing ran", c.args)
+	}
+}
