@@ -5,6 +5,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,7 +19,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -130,9 +130,39 @@ func Bench() error {
 	return nil
 }
 
-// CI runs what .ci/run runs: lint, deps, test, standalone, in that order.
+// CI runs what .ci/run runs: lint, deps, test, standalone and the short
+// soak, in that order.
 func CI() {
-	mg.SerialDeps(Lint, Deps, Test, Standalone)
+	mg.SerialDeps(Lint, Deps, Test, Standalone, SoakShort)
+}
+
+// Soak runs `kvshare soak` for ten minutes: four backends over the
+// embedded in-memory store (and, when KVSHARE_MOONCAKE_DIR is set, then
+// over a loopback pool started from it) with publishes, fetches, cancels
+// and shutdowns at random, seeded and printed, every fetched byte and
+// every promise at shutdown checked. KVSHARE_SOAK_SEED sets the seed.
+func Soak() error { return soak("") }
+
+// SoakShort is Soak for one minute (each store); CI runs it.
+func SoakShort() error { return soak("-short") }
+
+func soak(length string) error {
+	args := []string{"run", "./tools/cmd/kvshare", "soak"}
+	if length != "" {
+		args = append(args, length)
+	}
+	if seed := os.Getenv("KVSHARE_SOAK_SEED"); seed != "" {
+		args = append(args, "-seed", seed)
+	}
+	if err := sh.RunV("go", args...); err != nil {
+		return fmt.Errorf("soak: %w", err)
+	}
+	if dir := os.Getenv("KVSHARE_MOONCAKE_DIR"); dir != "" {
+		if err := sh.RunV("go", append(args, "--mooncake-dir", dir)...); err != nil {
+			return fmt.Errorf("soak over a pool from %s: %w", dir, err)
+		}
+	}
+	return nil
 }
 
 // Realpool runs the real-pool tier: the tests that start a real Mooncake
@@ -205,6 +235,19 @@ func Realpool() error {
 		}
 	}
 	fmt.Printf("realpool: %d passed, %d failed, %d skipped\n", total.passed, total.failed, total.skipped)
+	// The short soak over a pool of its own, where the tests ran.
+	kvshare := filepath.Join(bins, "kvshare")
+	if err := inModule("tools", nil, "go", "build", "-o", kvshare, "./cmd/kvshare"); err != nil {
+		return fmt.Errorf("realpool: building kvshare: %w", err)
+	}
+	soakArgs := append(append([]string(nil), wrap...), kvshare, "soak", "-short", "--mooncake-dir", dir)
+	fmt.Println("realpool: kvshare soak -short over a loopback pool")
+	soakCmd := exec.Command(soakArgs[0], soakArgs[1:]...)
+	soakCmd.Env, soakCmd.Stdout, soakCmd.Stderr = env, os.Stdout, os.Stderr
+	if err := soakCmd.Run(); err != nil {
+		fmt.Printf("realpool: FAIL kvshare soak over the pool: %v\n", err)
+		failed = append(failed, "kvshare soak over the pool")
+	}
 	if len(failed) > 0 {
 		return fmt.Errorf("realpool: failed: %s", strings.Join(failed, ", "))
 	}
@@ -569,7 +612,7 @@ func unformatted(out, dir string) []string {
 const gremlinsPkg = "github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0"
 
 // mutateModules are the modules Mutate tests when KVSHARE_MUTATE_MODULES
-// is unset, each with the efficacy goal of issue 13.
+// is unset: those issue 13 sets an efficacy goal for.
 var mutateModules = []string{"keys", "rowbatch", "scheduler", "binding", "mooncakesdk", "mooncakedrv", "memdrv"}
 
 // mutateGuard is code where no mutant may live: a file of a module, the
@@ -595,36 +638,46 @@ var mutateGuards = []mutateGuard{
 }
 
 // Mutate runs mutation testing, module by module, with gremlins (pinned
-// by gremlinsPkg, run through go run; not part of CI), prints each
-// module's efficacy — killed ÷ (killed + lived) — with its counts and
-// every lived mutant (file:line:column, mutator), and fails when a module
-// is under the goal (95 %) or a mutant lives in a guarded area
-// (mutateGuards: verdict mapper, ledger, access-end evidence, admission,
-// result recording). Equivalent mutants are explained in each module's
-// doc.go.
+// by gremlinsPkg, run through go run; not part of CI). For each module it
+// prints its efficacy — killed ÷ (killed + lived) — with its counts and
+// every lived mutant (file:line:column, mutator), and it fails when a
+// module is under the goal (95 %) or a mutant lives in a guarded area
+// (mutateGuards: the verdict mapper, the ledger, access-end evidence,
+// admission, result recording).
 //
 // How it runs, and why:
 //   - A snapshot. The workspace's modules (tracked and untracked files,
 //     ignored ones left out) are copied to a temporary folder first, so
-//     edits made during a long run change nothing; each module under test
+//     edits made during a long run change nothing; the module under test
 //     gets its relative replace directives made absolute there, because
 //     gremlins copies the module alone into a work folder of its own,
 //     where ../sibling would not resolve. Every go command runs with
-//     GOWORK=off (gremlins does not know workspaces) and -count=1 (no
-//     test result comes from the cache).
-//   - One gremlins run per package (nested packages left to their own
-//     run): gremlins sets a mutant's time limit from the time the tests
-//     of the whole path took, so a slow package would otherwise give a
-//     fast one's hanging mutants minutes each.
+//     GOWORK=off (gremlins knows no workspaces) and -count=1 (no test
+//     result comes from the cache).
+//   - One gremlins run per package, nested packages left to their own
+//     run: gremlins gives each mutant a time limit proportional to how
+//     long the tests of its whole path took, so a slow package would give
+//     a fast one's hanging mutants minutes each.
 //   - gremlins' default mutators (arithmetic, conditionals boundary and
-//     negation, increment/decrement, negatives); each mutant runs the
-//     tests of its own package, without -race (mutants are compiled
-//     hundreds of times).
-//   - One worker and a timeout coefficient of 10 by default: a mutant's
-//     limit is 10 × the package's coverage run (compilation included),
-//     generous enough that a loaded machine does not turn a slow test
-//     into a timeout, so two runs in a row give the same figures. A
-//     timed-out mutant counts as neither killed nor lived.
+//     negation, increment/decrement, negatives). Each mutant runs its own
+//     package's tests, without -race (each mutant is a new build).
+//   - One worker, and a timeout coefficient of 10: a mutant's limit is
+//     10 × its package's coverage run (compilation included). With more
+//     workers, or a tight limit, on a loaded machine a slow but passing
+//     run turns into a timeout; with these, two runs in a row give the
+//     same figures. A timed-out mutant counts as neither killed nor lived
+//     (gremlins' rule), and so does one that does not compile.
+//   - Equivalent mutants. A lived mutant that changes nothing anyone can
+//     observe (a value returned but never read, a bound whose two sides
+//     give the same answer) cannot be killed by a test. Each is listed,
+//     with why, in the package's doc.go, one list item per mutant whose
+//     first line reads
+//   - `file.go` in `function`: `code` (MUTATOR, ...): why
+//     (code: the text of the line the mutant changes, holding the
+//     mutated operator). Mutate counts those as equivalent, not lived,
+//     prints them apart, and warns about an entry no mutant matched. The
+//     efficacy gremlins itself would print (equivalents as lived) is
+//     printed too.
 //
 // Options, from the environment:
 //
@@ -654,7 +707,7 @@ func Mutate() error {
 			}
 		}
 	}
-	var results []mutateResult
+	var results []*mutateResult
 	for _, m := range cfg.modules {
 		fmt.Printf("== %s\n", m)
 		r, err := mutateModule(cfg, snap, m)
@@ -665,14 +718,16 @@ func Mutate() error {
 		results = append(results, r)
 	}
 	fmt.Println("== mutate summary")
-	fmt.Printf("%-12s %9s %7s %6s %10s %12s %11s\n", "module", "efficacy", "killed", "lived", "timed-out", "not-covered", "not-viable")
+	fmt.Printf("%-12s %9s %7s %6s %11s %10s %12s %11s %9s\n",
+		"module", "efficacy", "killed", "lived", "equivalent", "timed-out", "not-covered", "not-viable", "gremlins")
 	var failed []string
 	for _, r := range results {
-		fmt.Printf("%-12s %8.2f%% %7d %6d %10d %12d %11d\n", r.module, r.efficacy(), r.killed, r.lived, r.timedOut, r.notCovered, r.notViable)
-		if r.killed+r.lived > 0 && r.efficacy() < cfg.goal {
+		fmt.Printf("%-12s %8.2f%% %7d %6d %11d %10d %12d %11d %8.2f%%\n", r.module, r.efficacy(),
+			r.killed, len(r.lived), len(r.equivalent), r.timedOut, r.notCovered, r.notViable, r.rawEfficacy())
+		if r.killed+len(r.lived) > 0 && r.efficacy() < cfg.goal {
 			failed = append(failed, fmt.Sprintf("%s: efficacy %.2f%% under %.0f%%", r.module, r.efficacy(), cfg.goal))
 		}
-		for _, l := range r.livedList {
+		for _, l := range r.lived {
 			if l.guard != "" {
 				failed = append(failed, fmt.Sprintf("%s: lived in the %s: %s", r.module, l.guard, l))
 			}
@@ -700,7 +755,7 @@ func mutateConfig() (mutateSettings, error) {
 		cfg.modules = nil
 		for _, m := range strings.Split(v, ",") {
 			if m = strings.TrimSpace(m); m != "" {
-				if _, err := os.Stat(filepath.Join(m, "go.mod")); err != nil {
+				if _, err := os.Stat(filepath.Join(m, "go.mod")); err != nil || m == "." {
 					return cfg, fmt.Errorf("mutate: KVSHARE_MUTATE_MODULES: %q is not a module folder", m)
 				}
 				cfg.modules = append(cfg.modules, filepath.Clean(m))
@@ -777,37 +832,57 @@ func snapshotModule(module, dst string) error {
 
 // mutateResult is one module's figures.
 type mutateResult struct {
-	module                                         string
-	killed, lived, timedOut, notCovered, notViable int
-	livedList                                      []livedMutant
+	module                                  string
+	killed, timedOut, notCovered, notViable int
+	lived, equivalent                       []mutant
+	entries                                 []*equivalentEntry // the module's doc.go lists
 }
 
-// livedMutant is a mutant the tests did not kill; guard names the
-// guarded area it lives in, if any.
-type livedMutant struct {
-	file, mutator, guard string
-	line, column         int
+// mutant is one mutant that lived: file (module-relative), position and
+// mutator; guard names the guarded area it is in, if any, why the doc.go
+// entry that calls it equivalent.
+type mutant struct {
+	file, mutator, guard, why string
+	line, column              int
 }
 
-func (l livedMutant) String() string {
-	return fmt.Sprintf("%s:%d:%d %s", l.file, l.line, l.column, l.mutator)
+func (m mutant) String() string {
+	return fmt.Sprintf("%s:%d:%d %s", m.file, m.line, m.column, m.mutator)
 }
 
-func (r mutateResult) efficacy() float64 {
-	if r.killed+r.lived == 0 {
+// efficacy is killed ÷ (killed + lived), equivalent mutants left out.
+func (r *mutateResult) efficacy() float64 {
+	if r.killed+len(r.lived) == 0 {
 		return 0
 	}
-	return 100 * float64(r.killed) / float64(r.killed+r.lived)
+	return 100 * float64(r.killed) / float64(r.killed+len(r.lived))
 }
 
-func (r mutateResult) print() {
-	fmt.Printf("%s: efficacy %.2f%% (killed %d, lived %d, timed out %d, not covered %d, not viable %d)\n",
-		r.module, r.efficacy(), r.killed, r.lived, r.timedOut, r.notCovered, r.notViable)
-	for _, l := range r.livedList {
+// rawEfficacy is the efficacy gremlins prints: equivalents count as lived.
+func (r *mutateResult) rawEfficacy() float64 {
+	all := r.killed + len(r.lived) + len(r.equivalent)
+	if all == 0 {
+		return 0
+	}
+	return 100 * float64(r.killed) / float64(all)
+}
+
+func (r *mutateResult) print() {
+	fmt.Printf("%s: efficacy %.2f%% (killed %d, lived %d, equivalent %d, timed out %d, not covered %d, not viable %d; gremlins' figure %.2f%%)\n",
+		r.module, r.efficacy(), r.killed, len(r.lived), len(r.equivalent), r.timedOut, r.notCovered, r.notViable, r.rawEfficacy())
+	for _, l := range r.lived {
 		if l.guard != "" {
 			fmt.Printf("  lived: %s  [%s]\n", l, l.guard)
 		} else {
 			fmt.Printf("  lived: %s\n", l)
+		}
+	}
+	for _, e := range r.equivalent {
+		fmt.Printf("  equivalent: %s  (%s)\n", e, e.why)
+	}
+	for _, e := range r.entries {
+		if !e.matched && e.mutated {
+			fmt.Printf("  warning: no lived mutant matched the equivalent-mutant entry %s\n", e)
 		}
 	}
 }
@@ -827,8 +902,8 @@ type gremlinsReport struct {
 
 // mutateModule runs gremlins on each package of a module in the
 // snapshot and adds up the figures.
-func mutateModule(cfg mutateSettings, snap, module string) (mutateResult, error) {
-	res := mutateResult{module: module}
+func mutateModule(cfg mutateSettings, snap, module string) (*mutateResult, error) {
+	res := &mutateResult{module: module}
 	root := filepath.Join(snap, module)
 	if err := absoluteReplaces(root); err != nil {
 		return res, err
@@ -849,6 +924,11 @@ func mutateModule(cfg mutateSettings, snap, module string) (mutateResult, error)
 		pkgs = append(pkgs, filepath.ToSlash(rel))
 	}
 	for i, pkg := range pkgs {
+		entries, err := equivalentEntries(root, pkg)
+		if err != nil {
+			return res, err
+		}
+		res.entries = append(res.entries, entries...)
 		excludes := nestedPackages(pkg, pkgs)
 		files, err := packageFiles(filepath.Join(root, pkg))
 		if err != nil {
@@ -861,6 +941,9 @@ func mutateModule(cfg mutateSettings, snap, module string) (mutateResult, error)
 				continue
 			}
 			mutated++
+			for _, e := range entries {
+				e.mutated = e.mutated || e.file == path.Join(pkg, f)
+			}
 		}
 		if mutated == 0 {
 			continue
@@ -882,6 +965,12 @@ func mutateModule(cfg mutateSettings, snap, module string) (mutateResult, error)
 			return res, err
 		}
 	}
+	less := func(a, b mutant) int {
+		return cmp.Or(strings.Compare(a.file, b.file), cmp.Compare(a.line, b.line),
+			cmp.Compare(a.column, b.column), strings.Compare(a.mutator, b.mutator))
+	}
+	slices.SortFunc(res.lived, less)
+	slices.SortFunc(res.equivalent, less)
 	return res, nil
 }
 
@@ -901,15 +990,24 @@ func (r *mutateResult) add(report, root, pkg string) error {
 	}
 	for _, f := range rep.Files {
 		file := path.Join(pkg, filepath.ToSlash(f.FileName))
+		src, err := readSource(root, file)
+		if err != nil {
+			return err
+		}
 		for _, m := range f.Mutations {
 			switch m.Status {
 			case "KILLED":
 				r.killed++
 			case "LIVED":
-				r.lived++
-				l := livedMutant{file: file, mutator: m.Type, line: m.Line, column: m.Column}
-				l.guard = guardOf(r.module, root, l)
-				r.livedList = append(r.livedList, l)
+				l := mutant{file: file, mutator: m.Type, line: m.Line, column: m.Column}
+				l.guard = guardOf(r.module, src, l)
+				if e := matchEquivalent(r.entries, src, l); e != nil {
+					e.matched = true
+					l.why = e.String()
+					r.equivalent = append(r.equivalent, l)
+				} else {
+					r.lived = append(r.lived, l)
+				}
 			case "TIMED OUT":
 				r.timedOut++
 			case "NOT COVERED":
@@ -919,47 +1017,131 @@ func (r *mutateResult) add(report, root, pkg string) error {
 			}
 		}
 	}
-	sort.Slice(r.livedList, func(i, j int) bool {
-		a, b := r.livedList[i], r.livedList[j]
-		if a.file != b.file {
-			return a.file < b.file
-		}
-		if a.line != b.line {
-			return a.line < b.line
-		}
-		if a.column != b.column {
-			return a.column < b.column
-		}
-		return a.mutator < b.mutator
-	})
 	return nil
 }
 
+// source is one parsed file of the snapshot, to place mutants in it.
+type source struct {
+	fset  *token.FileSet
+	file  *ast.File
+	lines []string
+}
+
+func readSource(root, file string) (*source, error) {
+	data, err := os.ReadFile(filepath.Join(root, file))
+	if err != nil {
+		return nil, err
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, file, data, parser.SkipObjectResolution)
+	if err != nil {
+		return nil, err
+	}
+	return &source{fset: fset, file: f, lines: strings.Split(string(data), "\n")}, nil
+}
+
+// enclosing names the top-level declaration holding line: a function or
+// method (by its name alone), or the first name of a var or const.
+func (s *source) enclosing(line int) string {
+	for _, d := range s.file.Decls {
+		if s.fset.Position(d.Pos()).Line > line || s.fset.Position(d.End()).Line < line {
+			continue
+		}
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			return d.Name.Name
+		case *ast.GenDecl:
+			for _, spec := range d.Specs {
+				if v, ok := spec.(*ast.ValueSpec); ok && len(v.Names) > 0 &&
+					s.fset.Position(v.Pos()).Line <= line && line <= s.fset.Position(v.End()).Line {
+					return v.Names[0].Name
+				}
+			}
+		}
+	}
+	return ""
+}
+
 // guardOf names the guarded area a lived mutant is in ("" if none).
-func guardOf(module, root string, l livedMutant) string {
+func guardOf(module string, src *source, m mutant) string {
 	for _, g := range mutateGuards {
-		if g.module != module || g.file != l.file {
+		if g.module != module || g.file != m.file {
 			continue
 		}
 		if len(g.funcs) == 0 {
 			return g.what
 		}
-		fset := token.NewFileSet()
-		f, err := parser.ParseFile(fset, filepath.Join(root, l.file), nil, parser.SkipObjectResolution)
-		if err != nil {
-			return g.what // unreadable: count it as guarded rather than miss it
-		}
-		for _, d := range f.Decls {
-			fn, ok := d.(*ast.FuncDecl)
-			if !ok || !slices.Contains(g.funcs, fn.Name.Name) {
-				continue
-			}
-			if fset.Position(fn.Pos()).Line <= l.line && l.line <= fset.Position(fn.End()).Line {
-				return g.what + " (" + fn.Name.Name + ")"
-			}
+		if fn := src.enclosing(m.line); slices.Contains(g.funcs, fn) {
+			return g.what + " (" + fn + ")"
 		}
 	}
 	return ""
+}
+
+// equivalentEntry is one item of a doc.go list of equivalent mutants.
+type equivalentEntry struct {
+	file, fn, code   string // file is module-relative
+	mutators         []string
+	mutated, matched bool // its file was mutated; a lived mutant matched it
+}
+
+func (e *equivalentEntry) String() string {
+	return fmt.Sprintf("%s in %s: `%s` (%s)", e.file, e.fn, e.code, strings.Join(e.mutators, ", "))
+}
+
+// equivalentLine is the first line of an equivalent-mutant item in a
+// package's documentation (as go/ast's CommentGroup.Text gives it).
+var equivalentLine = regexp.MustCompile("^\\s*- `([^`]+\\.go)` in `([^`]+)`: `([^`]+)` \\(([A-Z_]+(?:, [A-Z_]+)*)\\):")
+
+// equivalentEntries reads the equivalent mutants listed in the doc.go of
+// the package folder pkg (relative to the module root), if it has one.
+func equivalentEntries(root, pkg string) ([]*equivalentEntry, error) {
+	doc := filepath.Join(root, pkg, "doc.go")
+	if _, err := os.Stat(doc); errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), doc, nil, parser.ParseComments|parser.PackageClauseOnly)
+	if err != nil {
+		return nil, err
+	}
+	var entries []*equivalentEntry
+	if f.Doc == nil {
+		return nil, nil
+	}
+	for _, line := range strings.Split(f.Doc.Text(), "\n") {
+		if m := equivalentLine.FindStringSubmatch(line); m != nil {
+			entries = append(entries, &equivalentEntry{file: path.Join(pkg, m[1]), fn: m[2], code: m[3],
+				mutators: strings.Split(m[4], ", ")})
+		}
+	}
+	return entries, nil
+}
+
+// matchEquivalent returns the entry that calls a lived mutant equivalent:
+// same file, function and mutator, and its code on the mutant's line
+// covering the mutated operator; nil if none does.
+func matchEquivalent(entries []*equivalentEntry, src *source, m mutant) *equivalentEntry {
+	if m.line < 1 || m.line > len(src.lines) {
+		return nil
+	}
+	text, col := src.lines[m.line-1], m.column-1
+	fn := src.enclosing(m.line)
+	for _, e := range entries {
+		if e.file != m.file || e.fn != fn || !slices.Contains(e.mutators, m.mutator) {
+			continue
+		}
+		for from := 0; ; {
+			i := strings.Index(text[from:], e.code)
+			if i < 0 {
+				break
+			}
+			if start := from + i; start <= col && col < start+len(e.code) {
+				return e
+			}
+			from += i + 1
+		}
+	}
+	return nil
 }
 
 // absoluteReplaces rewrites a snapshot module's relative replace

@@ -1,6 +1,6 @@
 module github.com/kvshare/kvshare/tools
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/kvshare/kvshare/binding v0.0.0
@@ -9,9 +9,34 @@ require (
 	github.com/kvshare/kvshare/memdrv v0.0.0
 	github.com/kvshare/kvshare/mooncakedrv v0.0.0
 	github.com/kvshare/kvshare/mooncakesdk v0.0.0
+	github.com/kvshare/kvshare/telemetry v0.0.0
+	github.com/prometheus/client_golang v1.25.0
+	github.com/prometheus/client_model v0.6.3
+	github.com/prometheus/common v0.72.0
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/stretchr/testify v1.12.1
+	go.opentelemetry.io/otel v1.47.0
+	go.opentelemetry.io/otel/exporters/prometheus v0.69.0
+	go.opentelemetry.io/otel/metric v1.47.0
+	go.opentelemetry.io/otel/sdk/metric v1.47.0
 	gonum.org/v1/plot v0.17.0
+)
+
+require (
+	github.com/NVIDIA/go-nvml v0.13.4-1 // indirect
+	github.com/beorn7/perks v1.0.1 // indirect
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/go-logr/logr v1.4.4 // indirect
+	github.com/go-logr/stdr v1.2.2 // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
+	github.com/prometheus/otlptranslator v1.0.0 // indirect
+	github.com/prometheus/procfs v0.22.0 // indirect
+	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
+	go.opentelemetry.io/otel/log v1.47.0 // indirect
+	go.opentelemetry.io/otel/sdk v1.47.0 // indirect
+	go.opentelemetry.io/otel/trace v1.47.0 // indirect
+	google.golang.org/protobuf v1.36.12 // indirect
 )
 
 require (
@@ -23,15 +48,16 @@ require (
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
 	github.com/ebitengine/purego v0.11.3 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
+	github.com/kvshare/kvshare/gpuroundtrip v0.0.0
 	github.com/kvshare/kvshare/rowbatch v0.0.0 // indirect
 	github.com/kvshare/kvshare/scheduler v0.0.0 // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/image v0.30.0 // indirect
-	golang.org/x/sys v0.46.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/term v0.44.0 // indirect
-	golang.org/x/text v0.28.0 // indirect
+	golang.org/x/text v0.42.0 // indirect
 )
 
 replace (
@@ -44,4 +70,7 @@ replace (
 	github.com/kvshare/kvshare/mooncakesdk => ../mooncakesdk
 	github.com/kvshare/kvshare/rowbatch => ../rowbatch
 	github.com/kvshare/kvshare/scheduler => ../scheduler
+	github.com/kvshare/kvshare/telemetry => ../telemetry
 )
+
+replace github.com/kvshare/kvshare/gpuroundtrip => ../gpuroundtrip

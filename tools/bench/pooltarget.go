@@ -5,9 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/kvshare/kvshare/mooncakedrv/pool"
 	"github.com/kvshare/kvshare/mooncakesdk"
@@ -38,34 +35,12 @@ func openPool(ctx context.Context, o PoolOptions, logger *slog.Logger) (*poolTar
 	t := &poolTarget{warm: 2 * o.Bytes}
 	path := o.StorePath
 	if o.MooncakeDir != "" {
-		dir, err := filepath.Abs(o.MooncakeDir)
+		started, p, stop, err := poolconfig.Start(ctx, o.MooncakeDir, pool.Options{SegmentSize: o.Segment}, logger)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("bench: %w", err)
 		}
-		p, err := pool.Start(ctx, pool.Options{Dir: dir, SegmentSize: o.Segment, Logger: logger})
-		if err != nil {
-			return nil, fmt.Errorf("bench: starting a pool from %s: %w", dir, err)
-		}
-		tmp, err := os.MkdirTemp("", "kvshare-bench-")
-		if err != nil {
-			return nil, errors.Join(err, p.Stop())
-		}
-		t.stop = func() error { return errors.Join(p.Stop(), os.RemoveAll(tmp)) }
-		text, err := poolconfig.Text(dir, p, "kvshare")
-		if err != nil {
-			return nil, errors.Join(err, t.stop())
-		}
-		path = filepath.Join(tmp, "store.toml")
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			return nil, errors.Join(err, t.stop())
-		}
-		for _, kv := range p.ClientEnv() {
-			name, value, _ := strings.Cut(kv, "=")
-			if err := os.Setenv(name, value); err != nil {
-				return nil, errors.Join(err, t.stop())
-			}
-		}
-		t.describe = fmt.Sprintf("a loopback pool started from %s (master %s, a %s segment)", dir, p.MasterAddress(), size(o.Segment))
+		path, t.stop = started, stop
+		t.describe = fmt.Sprintf("a loopback pool started from %s (master %s, a %s segment)", o.MooncakeDir, p.MasterAddress(), size(o.Segment))
 		t.warm = o.Segment
 	}
 	cfg, err := mooncakesdk.LoadStoreConfig(path)

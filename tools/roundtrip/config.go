@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kvshare/kvshare/binding"
+	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/tools/runprefix"
 )
 
@@ -33,6 +35,12 @@ type Config struct {
 	// Store opens each lender's driver; nil means the embedded in-memory
 	// store ([MemoryStore] with Workers).
 	Store Store
+	// Observe, when set, is told of each lender once its backend is
+	// built: its name ("publisher", "fetcher"), backend and driver (the
+	// kvshare command's --metrics observes them). The function it
+	// returns is called once the round trip is over, before the lender
+	// is closed.
+	Observe func(lender string, b *binding.Backend, d contract.Driver) (done func())
 	// Timeout bounds the whole run.
 	Timeout time.Duration
 	// Seed makes the published bytes reproducible.

@@ -21,6 +21,8 @@ type lender struct {
 	drv     contract.Driver
 	backend *binding.Backend
 	hold    *hold
+	// unobserve ends what Config.Observe started (nil: nothing).
+	unobserve func()
 }
 
 // hold is the lender's hold on its region: the memory may be freed only
@@ -60,6 +62,9 @@ func newLender(ctx context.Context, name string, store Store, cfg Config, prefix
 		}
 		return nil, l.abandon(cctx, fmt.Errorf("%s: %w", name, err))
 	}
+	if cfg.Observe != nil {
+		l.unobserve = cfg.Observe(name, l.backend, l.drv)
+	}
 	return l, nil
 }
 
@@ -80,10 +85,14 @@ func (l *lender) abandon(ctx context.Context, err error) error {
 	return errors.Join(err, l.mem.Free())
 }
 
-// close follows the owner's cleanup order: Shutdown answers no labels, the
-// binding releases the hold, the driver is closed last, then the memory
-// goes back. Anything still held is reported and kept.
+// close ends the lender's observation, then follows the owner's cleanup
+// order: Shutdown answers no labels, the binding releases the hold, the
+// driver is closed last, then the memory goes back. Anything still held
+// is reported and kept.
 func (l *lender) close(ctx context.Context) error {
+	if l.unobserve != nil {
+		l.unobserve()
+	}
 	if labels := l.backend.Shutdown(ctx); len(labels) > 0 {
 		return fmt.Errorf("%s: still held after shutdown, memory kept: %s", l.name, strings.Join(labels, ", "))
 	}

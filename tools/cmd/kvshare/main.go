@@ -3,6 +3,7 @@
 //	kvshare roundtrip [flags]          publish KV blocks from one lender, fetch them into another
 //	kvshare doctor --store store.toml  check a store config and the Mooncake pool it names
 //	kvshare bench [flags]              the benchmark: kvshare against floors measured in the same run
+//	kvshare soak [flags]               random traffic for a while, every promise checked
 //
 // Run `kvshare <command> -h` for a command's flags.
 package main
@@ -35,6 +36,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return doctorCmd(ctx, args[1:], stdout, stderr)
 	case "bench":
 		return benchCmd(ctx, args[1:], stdout, stderr)
+	case "soak":
+		return soakCmd(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		usage(stdout)
 		return 0
@@ -55,5 +58,8 @@ commands:
               per check (--store store.toml)
   bench       measure kvshare against floors measured in the same run: settle
               latency, an engine loop beside the traffic, CPU a row, bandwidth,
-              and a real pool (--store or --mooncake-dir); --plot out.svg`)
+              and a real pool (--store or --mooncake-dir); --plot out.svg
+  soak        random publishes, fetches, cancels and rebinds on four backends
+              over one store for ten minutes (--short: one), every fetched
+              byte and every promise at shutdown checked`)
 }

@@ -25,8 +25,10 @@ func roundtripCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.IntVar(&cfg.ViewRows, "view-rows", cfg.ViewRows, "rows per submitted view (one attempt each)")
 	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "worker goroutines of each in-memory driver (with --store: [mooncake] workers)")
 	storePath := fs.String("store", "", "store config file (TOML): run through the Mooncake pool it names instead of the embedded in-memory store")
+	gpu := fs.Bool("gpu", false, "move the KV through two lenders' device pages on a GPU (the host stand-in, said so, when there is none)")
 	fs.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "limit for the whole run")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the published bytes")
+	metricsAddr := fs.String("metrics", "", "serve the lenders' metrics in Prometheus text format at http://ADDR/metrics while the round trip runs (ADDR host:port, e.g. 127.0.0.1:9464)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -50,6 +52,9 @@ func roundtripCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 		m.Configure(&cfg)
 	}
+	if *gpu {
+		return gpuRoundTrip(ctx, cfg.Store, cfg.KeyPrefix, stdout, stderr)
+	}
 	if err := cfg.Validate(); err != nil {
 		fmt.Fprintln(stderr, "kvshare:", err)
 		return 2
@@ -62,6 +67,15 @@ func roundtripCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 
 	fmt.Fprintf(stdout, "kvshare roundtrip: %d blocks of %s through %s (%d views, %d workers per driver)\n",
 		cfg.Rows, size(cfg.RowBytes), store.Describe(), (cfg.Rows+cfg.ViewRows-1)/cfg.ViewRows, store.Workers())
+	if *metricsAddr != "" {
+		endpoint, err := serveMetrics(*metricsAddr, stdout, stderr)
+		if err != nil {
+			fmt.Fprintln(stderr, "kvshare roundtrip: --metrics:", err)
+			return 2
+		}
+		defer endpoint.close()
+		cfg.Observe = endpoint.Observer(endpoint.warn)
+	}
 	var progress roundtrip.Progress
 	if isTerminal(stdout) {
 		progress = func(phase string, done, total int) {

@@ -5,8 +5,13 @@
 package poolconfig
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"log/slog"
+	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/kvshare/kvshare/mooncakedrv/pool"
 )
@@ -39,4 +44,45 @@ local_hostname = "127.0.0.1"
 global_segment_size = 0
 local_buffer_size = %d
 `, keyPrefix, filepath.Join(dir, pool.Library), sum, p.MasterAddress(), p.MetadataURL(), LocalBufferSize), nil
+}
+
+// Start starts a loopback pool from the Mooncake folder dir (made
+// absolute) with opts (Dir is set from dir; a zero opts takes pool's
+// defaults), writes its store config into a temporary folder, sets the
+// client environment the pool asks for in this process, and returns the
+// config's path, the pool, and stop, which stops the pool and removes
+// the folder. Anything it started is stopped again when it fails.
+func Start(ctx context.Context, dir string, opts pool.Options, logger *slog.Logger) (path string, p *pool.Pool, stop func() error, err error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	opts.Dir = abs
+	if opts.Logger == nil {
+		opts.Logger = logger
+	}
+	p, err = pool.Start(ctx, opts)
+	if err != nil {
+		return "", nil, nil, fmt.Errorf("starting a pool from %s: %w", abs, err)
+	}
+	tmp, err := os.MkdirTemp("", "kvshare-pool-")
+	if err != nil {
+		return "", nil, nil, errors.Join(err, p.Stop())
+	}
+	stop = func() error { return errors.Join(p.Stop(), os.RemoveAll(tmp)) }
+	text, err := Text(abs, p, "kvshare")
+	if err != nil {
+		return "", nil, nil, errors.Join(err, stop())
+	}
+	path = filepath.Join(tmp, "store.toml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		return "", nil, nil, errors.Join(err, stop())
+	}
+	for _, kv := range p.ClientEnv() {
+		name, value, _ := strings.Cut(kv, "=")
+		if err := os.Setenv(name, value); err != nil {
+			return "", nil, nil, errors.Join(err, stop())
+		}
+	}
+	return path, p, stop, nil
 }

@@ -1,0 +1,128 @@
+package metrics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.opentelemetry.io/otel/attribute"
+	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
+	"go.opentelemetry.io/otel/metric"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+
+	"github.com/kvshare/kvshare/binding"
+	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/mooncakedrv"
+	"github.com/kvshare/kvshare/telemetry"
+	"github.com/kvshare/kvshare/telemetry/mooncake"
+)
+
+// Path is where an Endpoint serves the metrics.
+const Path = "/metrics"
+
+// Endpoint serves the metrics of the lenders observed on it, in
+// Prometheus text format, at Path.
+type Endpoint struct {
+	ln       net.Listener
+	server   *http.Server
+	provider *sdkmetric.MeterProvider
+	served   chan error
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Serve listens on addr (host:port; port 0 picks a free one) and serves
+// the metrics there until Close.
+func Serve(addr string) (*Endpoint, error) {
+	registry := prometheus.NewRegistry()
+	exporter, err := otelprom.New(otelprom.WithRegisterer(registry))
+	if err != nil {
+		return nil, fmt.Errorf("metrics: prometheus exporter: %w", err)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("metrics: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle(Path, promhttp.HandlerFor(registry, promhttp.HandlerOpts{}))
+	e := &Endpoint{
+		ln:       ln,
+		server:   &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second},
+		provider: sdkmetric.NewMeterProvider(sdkmetric.WithReader(exporter)),
+		served:   make(chan error, 1),
+	}
+	go func() { e.served <- e.server.Serve(ln) }()
+	return e, nil
+}
+
+// URL is the address to scrape: http://host:port/metrics.
+func (e *Endpoint) URL() string { return "http://" + e.ln.Addr().String() + Path }
+
+// Provider is the meter provider whose figures the endpoint serves.
+func (e *Endpoint) Provider() metric.MeterProvider { return e.provider }
+
+// Observe registers a lender's backend, and its driver's figures when
+// the driver is a Mooncake driver, with lender=<name> on every point.
+// The function returned unregisters both.
+func (e *Endpoint) Observe(lender string, b telemetry.Backend, d contract.Driver) (unregister func() error, err error) {
+	name := attribute.String("lender", lender)
+	reg, err := telemetry.Observe(e.provider, b, name)
+	if err != nil {
+		return nil, err
+	}
+	regs := []metric.Registration{reg}
+	if md, ok := d.(*mooncakedrv.Driver); ok {
+		reg, err := mooncake.Observe(e.provider, md, name)
+		if err != nil {
+			return nil, errors.Join(err, regs[0].Unregister())
+		}
+		regs = append(regs, reg)
+	}
+	return func() error {
+		var errs []error
+		for _, r := range regs {
+			errs = append(errs, r.Unregister())
+		}
+		return errors.Join(errs...)
+	}, nil
+}
+
+// Close stops serving, within ctx, and shuts the provider down. Later
+// calls return the first one's answer.
+func (e *Endpoint) Close(ctx context.Context) error {
+	e.closeOnce.Do(func() {
+		err := e.server.Shutdown(ctx)
+		if serr := <-e.served; !errors.Is(serr, http.ErrServerClosed) {
+			err = errors.Join(err, serr)
+		}
+		e.closeErr = errors.Join(err, e.provider.Shutdown(ctx))
+	})
+	return e.closeErr
+}
+
+// Observer returns a hook for roundtrip.Config.Observe and
+// bench.Options.Observe: it observes each lender from when its backend
+// is built until the done function it returns is called. An error
+// (which a valid lender name never causes) goes to onError, and that
+// lender is not observed.
+func (e *Endpoint) Observer(onError func(error)) func(lender string, b *binding.Backend, d contract.Driver) (done func()) {
+	return func(lender string, b *binding.Backend, d contract.Driver) func() {
+		unregister, err := e.Observe(lender, b, d)
+		if err != nil {
+			onError(fmt.Errorf("metrics: lender %s: %w", lender, err))
+			return func() {}
+		}
+		return func() {
+			if err := unregister(); err != nil {
+				onError(fmt.Errorf("metrics: lender %s: %w", lender, err))
+			}
+		}
+	}
+}
