@@ -2,6 +2,7 @@ package mooncakedrv
 
 import (
 	"fmt"
+	"hash/maphash"
 
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/scheduler"
@@ -139,12 +140,13 @@ func (d *Driver) markWritingLocked(op *operation, parts []*part) {
 	op.flags = make([]rowFlag, len(op.rows))
 	for _, p := range parts {
 		for j := range p.len() {
-			k := p.key(j)
-			if _, busy := d.writing[k]; busy {
+			h := maphash.Bytes(d.seed, p.keys.Key(j))
+			p.hashes[j] = h
+			if _, busy := d.writing[h]; busy {
 				op.flags[p.lo+j] |= rowWriting
 				continue
 			}
-			d.writing[k] = struct{}{}
+			d.writing[h] = struct{}{}
 			op.flags[p.lo+j] |= rowMarked
 		}
 	}
@@ -153,7 +155,7 @@ func (d *Driver) markWritingLocked(op *operation, parts []*part) {
 // unmarkLocked ends part row j's mark in the writing set.
 func (d *Driver) unmarkLocked(p *part, j int) {
 	if p.op.flags != nil && p.op.flags[p.lo+j]&rowMarked != 0 {
-		delete(d.writing, p.key(j))
+		delete(d.writing, p.hashes[j])
 		p.op.flags[p.lo+j] &^= rowMarked
 	}
 }

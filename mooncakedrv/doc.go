@@ -72,10 +72,13 @@
 //     driver has held since its admission and until the row ended: a
 //     second put of it admitted meanwhile ends NotReady. Rows within one
 //     batch never repeat a name.
-//   - The keys a put is writing are strings over the part's key list (no
-//     copy); the list is given back only after its rows ended and
-//     unmarked them. Keys left open are copied: the ledger keeps them for
-//     good.
+//   - The keys a put is writing are kept as their 64-bit hashes (a
+//     per-driver random seed): no copy of the key, a cheap map. Two keys
+//     of one hash would make the second's put NotReady while the first
+//     is written: an undelivered row, never a wrong one, with odds of
+//     about n²/2⁶⁵ for n keys in flight (below 10⁻⁹ at 100 000). Keys
+//     left open are copied whole: the ledger keeps them for good and
+//     must never confuse two.
 //   - The exists-check confirming a put, or deciding a key left open,
 //     touches no slot; if it fails as a whole the rows it was to decide
 //     Fault, and a -1 or a panic there makes the access unprovable all

@@ -3,6 +3,7 @@ package mooncakedrv
 import (
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"log/slog"
 	"sync"
 
@@ -36,7 +37,8 @@ type Driver struct {
 	checker    rowbatch.Checker
 	open       map[*operation]struct{} // access Open
 	unprovable []*operation            // access Unprovable, for good
-	writing    map[string]struct{}     // keys a put of this driver is writing now
+	writing    map[uint64]struct{}     // the hashes of the keys a put of this driver is writing now
+	seed       maphash.Seed            // keys writing's hashes
 	ledger     ledger
 	stats      Stats
 	busy       int           // callbacks being delivered off a worker
@@ -67,7 +69,8 @@ func New(client mooncakesdk.Client, cfg Config) (*Driver, error) {
 		regions: make(map[contract.Registration]contract.SlotRegion),
 		leaving: make(map[contract.Registration]contract.SlotRegion),
 		open:    make(map[*operation]struct{}),
-		writing: make(map[string]struct{}),
+		writing: make(map[uint64]struct{}),
+		seed:    maphash.MakeSeed(),
 		idle:    make(chan struct{}),
 	}
 	d.pool, err = scheduler.New(cfg.Workers, d.run)

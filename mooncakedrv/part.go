@@ -1,8 +1,6 @@
 package mooncakedrv
 
 import (
-	"unsafe"
-
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/mooncakesdk"
 )
@@ -24,6 +22,7 @@ type part struct {
 	status []contract.RowStatus // the verdicts being worked out, by part row
 	open   []bool               // put: the row's key was left open by this part's put
 	plan   []putRow             // put: what the part does with each row
+	hashes []uint64             // put: each row's key hash in Driver.writing
 
 	// A subset of the rows for a second call (a put without the rows
 	// decided at once, an exists-check, a reread): sub's keys are copies
@@ -52,6 +51,7 @@ func (d *Driver) newPart(op *operation, lo, hi int) *part {
 	p.status = resize(p.status, n)
 	p.open = resize(p.open, n)
 	p.plan = resize(p.plan, n)
+	p.hashes = resize(p.hashes, n)
 	clear(p.status)
 	clear(p.open)
 	return p
@@ -67,14 +67,6 @@ func (d *Driver) releasePart(p *part) {
 
 // len returns the number of rows of the part.
 func (p *part) len() int { return p.hi - p.lo }
-
-// key returns the key of part row j as a string over the key list's
-// bytes, without a copy. It is valid while the list is not reset: the
-// driver's writing set holds such strings only until the row ends.
-func (p *part) key(j int) string {
-	k := p.keys.Key(j)
-	return unsafe.String(unsafe.SliceData(k), len(k))
-}
 
 // selectRows fills the sub-call's arguments with the part rows for which
 // keep is true, copying their keys (which crossed into the part's list
