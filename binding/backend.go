@@ -60,6 +60,7 @@ type Backend struct {
 	attempts   int64
 	open       map[*attempt]struct{} // attempts not quiesced
 	rows       [contract.RowStatusCount]int64
+	dirRows    [3][contract.RowStatusCount]int64 // by direction (fetch, publish)
 	flight     flightList // calls started, access still open
 	unprovable int64
 	rowsLent   int64

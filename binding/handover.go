@@ -89,7 +89,7 @@ groups:
 	}
 	b.mu.Lock()
 	a.handing = false
-	b.rows[contract.Cancelled] += int64(a.total - a.handed)
+	b.countLocked(a, contract.Cancelled, int64(a.total-a.handed))
 	published := b.settleLocked(a)
 	b.mu.Unlock()
 	b.callWake(published)
@@ -205,7 +205,7 @@ func (b *Backend) faultCallLocked(c *call, err error) {
 	}
 	c.resultsDone = true
 	c.a.pending--
-	b.rows[contract.Fault] += int64(len(c.batch.Rows))
+	b.countLocked(c.a, contract.Fault, int64(len(c.batch.Rows)))
 	c.a.noteFaultLocked(c.first, err)
 }
 

@@ -120,7 +120,7 @@ func (b *Backend) recordLocked(c *call, rows []contract.RowStatus) []*call {
 	a.pending--
 	faulted := -1
 	for i, s := range rows {
-		b.rows[s]++
+		b.countLocked(a, s, 1)
 		switch s {
 		case contract.Ready:
 			if !a.known {

@@ -356,3 +356,22 @@ func TestCallLimit(t *testing.T) {
 		})
 	}
 }
+
+// Stats splits the rows by direction; Rows is the sum.
+func TestStatsSplitRowsByDirection(t *testing.T) {
+	d := newFake(getPut)
+	d.answerReadyBut(t, "n1", contract.Miss)
+	b, _ := fakeBackend(t, d, 1, Config{})
+	_, err := b.Publish(rowsView(3), nil)
+	require.NoError(t, err)
+	_, err = b.Fetch(rowsView(2), nil)
+	require.NoError(t, err)
+	s := b.Stats()
+	assert.EqualValues(t, 2, s.PublishRows[contract.Ready])
+	assert.EqualValues(t, 1, s.PublishRows[contract.Miss])
+	assert.EqualValues(t, 1, s.FetchRows[contract.Ready])
+	assert.EqualValues(t, 1, s.FetchRows[contract.Miss])
+	for st := range s.Rows {
+		assert.Equal(t, s.PublishRows[st]+s.FetchRows[st], s.Rows[st], "status %v", contract.RowStatus(st))
+	}
+}

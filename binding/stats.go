@@ -6,6 +6,12 @@ import (
 	"github.com/kvshare/kvshare/contract"
 )
 
+// countLocked counts n rows of a's direction ending with status s.
+func (b *Backend) countLocked(a *attempt, s contract.RowStatus, n int64) {
+	b.rows[s] += n
+	b.dirRows[a.dir][s] += n
+}
+
 // Stats returns a snapshot of the backend's counters. Rows counts each
 // row once, by its final status: the driver's verdict, Fault for a call
 // refused or broken as a whole, Cancelled for a row never handed over.
@@ -19,6 +25,8 @@ func (b *Backend) Stats() contract.Stats {
 		Attempts:        b.attempts,
 		AttemptsOpen:    int64(len(b.open)),
 		Rows:            b.rows,
+		FetchRows:       b.dirRows[fetch],
+		PublishRows:     b.dirRows[publish],
 		CallsInFlight:   b.flight.n,
 		CallsUnprovable: b.unprovable,
 		RowsLent:        b.rowsLent,

@@ -69,8 +69,10 @@ type Stats struct {
 	Attempts     int64
 	AttemptsOpen int64
 	// Rows counts rows by their final status, indexed by [RowStatus]
-	// (Rows[Pending] is always 0).
-	Rows [RowStatusCount]int64
+	// (Rows[Pending] is always 0). PublishRows and FetchRows split the
+	// same counts by direction: Rows is their sum.
+	Rows                   [RowStatusCount]int64
+	PublishRows, FetchRows [RowStatusCount]int64
 	// CallsInFlight counts driver calls started whose access has not ended
 	// now; CallsUnprovable those among all calls whose access can never be
 	// proven ended (their memory is kept for good).

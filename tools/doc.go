@@ -4,8 +4,9 @@
 // config and the pool it names), bench (kvshare bench: kvshare against
 // floors measured in the same run, with plots), soak (random traffic for
 // a while, every promise checked), runprefix (a key prefix per run,
-// since a Mooncake put never overwrites). It may import every
-// other module of the workspace.
+// since a Mooncake put never overwrites), metrics (the --metrics
+// endpoint of roundtrip and bench: module telemetry's instruments in
+// Prometheus text). It may import every other module of the workspace.
 //
 // # Dependencies beyond the workspace, and why
 //
@@ -23,6 +24,15 @@
 //     stderr, when stderr is a terminal and --json is not given. A
 //     maintained library (throttled redraws, clearing on finish, time
 //     left) instead of a hand-drawn carriage-return line.
+//   - go.opentelemetry.io/otel/sdk/metric, go.opentelemetry.io/otel/exporters/prometheus
+//     and github.com/prometheus/client_golang (promhttp): --metrics. The
+//     telemetry module instruments against the OpenTelemetry API only;
+//     a program picks the SDK and an exporter, and these are
+//     OpenTelemetry's own SDK and Prometheus exporter, which turn the
+//     instruments' names and units into Prometheus's as any engine's
+//     exporter would, served by Prometheus's own HTTP handler.
+//     github.com/prometheus/common (expfmt) parses the scrapes in the
+//     tests.
 //
 // Only the kvshare command links these: no other module imports tools.
 package tools

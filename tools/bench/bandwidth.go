@@ -96,7 +96,7 @@ func bandwidthCase(ctx context.Context, o Options, rowBytes int64, step func(str
 		step(fmt.Sprintf("4 bandwidth %s", size(rowBytes)))
 		var kv, fl roundTrip
 		var kerr error
-		runKv := func() { runtime.GC(); kv, kerr = kvshareRound(mem, b.Workers, pub, fetch) }
+		runKv := func() { runtime.GC(); kv, kerr = kvshareRound(mem, b.Workers, pub, fetch, observed(o, Bandwidth)) }
 		runFl := func() { runtime.GC(); fl = copyRound(mem, store, b.Workers) }
 		if r%2 == 0 {
 			runKv()
@@ -124,10 +124,10 @@ func bandwidthCase(ctx context.Context, o Options, rowBytes int64, step func(str
 // kvshareRound publishes every view through a fresh in-memory store's
 // driver, all at once, waits for them, then fetches every view the same
 // way, and gives the driver back.
-func kvshareRound(mem *memdrv.Memory, workers int, pub, fetch []contract.View) (roundTrip, error) {
+func kvshareRound(mem *memdrv.Memory, workers int, pub, fetch []contract.View, obs observation) (roundTrip, error) {
 	var rt roundTrip
 	drv := memdrv.New(memdrv.NewStore(), memdrv.Options{Workers: workers, Logger: slog.New(slog.DiscardHandler)})
-	l, err := lendMemory(drv, binding.Config{KeyPrefix: "bench/bandwidth"}, mem)
+	l, err := lendMemory(drv, binding.Config{KeyPrefix: "bench/bandwidth"}, obs, mem)
 	if err != nil {
 		return rt, err
 	}

@@ -54,7 +54,7 @@ type trafficTick func(Shape, Mode) (tick, error)
 // changes every repetition). The traffic is measurement 1's: the
 // shapes in turn, fetches beside publishes, each at its fixed rate.
 func measureLoop(ctx context.Context, o Options, step func(string)) (*LoopReport, error) {
-	rig, err := newSettleRig(o.Settle, settleShapes)
+	rig, err := newSettleRig(o.Settle, settleShapes, observed(o, EngineLoop))
 	if err != nil {
 		return nil, err
 	}

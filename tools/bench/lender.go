@@ -25,6 +25,8 @@ type lender struct {
 	drv     contract.Driver
 	backend *binding.Backend
 	hold    *hold
+	// unobserve ends what an Observer started (nil: nothing).
+	unobserve func()
 }
 
 // hold is the lender's hold: the memory is freed only once the binding
@@ -38,13 +40,13 @@ func (h *hold) Release() { h.released.Store(true) }
 // binds the region to drv and builds a backend with cfg (a quiet logger
 // when cfg has none). On error whatever was built is given back, the
 // driver included.
-func newLender(drv contract.Driver, rowBytes int64, slots int, cfg binding.Config) (*lender, error) {
+func newLender(drv contract.Driver, rowBytes int64, slots int, cfg binding.Config, obs observation) (*lender, error) {
 	mem, err := memdrv.Alloc(rowBytes, slots, contract.Host)
 	if err != nil {
 		return nil, errors.Join(err, closeIdle(drv))
 	}
 	fill(mem.Bytes, 0x5a)
-	l, err := lendMemory(drv, cfg, mem)
+	l, err := lendMemory(drv, cfg, obs, mem)
 	if err != nil && !errors.Is(err, errMemoryKept) {
 		err = errors.Join(err, mem.Free())
 	}
@@ -59,7 +61,7 @@ var errMemoryKept = errors.New("hold kept: memory not freed")
 // over drv, one region per mapping: newLender without the mapping. On
 // error the driver is closed unless the hold was kept (the error then
 // wraps errMemoryKept).
-func lendMemory(drv contract.Driver, cfg binding.Config, mems ...*memdrv.Memory) (*lender, error) {
+func lendMemory(drv contract.Driver, cfg binding.Config, obs observation, mems ...*memdrv.Memory) (*lender, error) {
 	l := &lender{mems: mems, drv: drv, hold: &hold{}}
 	regions := make([]contract.SlotRegion, len(mems))
 	for i, m := range mems {
@@ -84,7 +86,22 @@ func lendMemory(drv contract.Driver, cfg binding.Config, mems ...*memdrv.Memory)
 		}
 		return nil, errors.Join(fmt.Errorf("bench: %w", err), closeIdle(drv))
 	}
+	if obs.observe != nil {
+		l.unobserve = obs.observe(obs.lender, l.backend, drv)
+	}
 	return l, nil
+}
+
+// observation is the Observer a lender is told to (nil: none), and the
+// name it goes by.
+type observation struct {
+	observe Observer
+	lender  string
+}
+
+// observed names the lenders of measurement m to o's Observer.
+func observed(o Options, m Measurement) observation {
+	return observation{observe: o.Observe, lender: m.String()}
 }
 
 // closeIdle drains and closes a driver that never ran an operation.
@@ -109,10 +126,15 @@ func (l *lender) close() error {
 	return errors.Join(errs...)
 }
 
-// release follows the owner's cleanup order: Shutdown answers no labels,
-// the hold is released, the driver is closed last; the memory stays the
-// caller's. Anything still held is named (and the memory must be kept).
+// release ends the lender's observation, then follows the owner's
+// cleanup order: Shutdown answers no labels, the hold is released, the
+// driver is closed last; the memory stays the caller's. Anything still
+// held is named (and the memory must be kept).
 func (l *lender) release() error {
+	if l.unobserve != nil {
+		l.unobserve()
+		l.unobserve = nil
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
 	defer cancel()
 	if labels := l.backend.Shutdown(ctx); len(labels) > 0 {

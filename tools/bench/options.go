@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/kvshare/kvshare/binding"
+	"github.com/kvshare/kvshare/contract"
 )
 
 // Measurement names one of the benchmark's five measurements.
@@ -51,7 +54,17 @@ type Options struct {
 	RowCPU    RowCPUOptions
 	Bandwidth BandwidthOptions
 	Pool      PoolOptions
+
+	// Observe, when set, is told of each lender a measurement builds
+	// (the kvshare command's --metrics observes them).
+	Observe Observer
 }
+
+// Observer is told of a lender once its backend is built: the
+// measurement it serves ("settle", "engine loop", "row cpu",
+// "bandwidth", "real pool"), its backend and its driver. The function
+// it returns is called before the lender is given back.
+type Observer func(lender string, b *binding.Backend, d contract.Driver) (done func())
 
 // SettleOptions shape measurement 1 (and the traffic of measurement 2).
 type SettleOptions struct {

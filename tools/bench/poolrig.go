@@ -75,7 +75,7 @@ func newPoolRig(o Options, target *poolTarget) (*poolRig, error) {
 	}
 	r.kv, err = lendMemory(drv, binding.Config{
 		KeyPrefix: r.prefix, MaxRowsPerCall: target.config.Blob.RowsPerCall, MaxBytesPerCall: target.config.Blob.BytesPerCall,
-	}, mems...)
+	}, observed(o, RealPool), mems...)
 	if err != nil {
 		if !errors.Is(err, errMemoryKept) {
 			for _, m := range mems {

@@ -67,7 +67,7 @@ func measureRowCPU(ctx context.Context, o Options, step func(string)) (*RowCPURe
 	if err != nil {
 		return nil, err
 	}
-	kv, err := newLender(drv, c.RowBytes, 2*c.Rows, binding.Config{KeyPrefix: rowCPUPrefix})
+	kv, err := newLender(drv, c.RowBytes, 2*c.Rows, binding.Config{KeyPrefix: rowCPUPrefix}, observed(o, RowCPU))
 	if err != nil {
 		return nil, err
 	}

@@ -64,7 +64,7 @@ var settleModes = []Mode{FetchAlone, BesidePublishes}
 // Ticks ticks of each side at the fixed rate, the sides taking turns
 // tick by tick (which goes first changes every repetition).
 func measureSettle(ctx context.Context, o Options, step func(string)) (*SettleReport, error) {
-	rig, err := newSettleRig(o.Settle, settleShapes)
+	rig, err := newSettleRig(o.Settle, settleShapes, observed(o, SettleLatency))
 	if err != nil {
 		return nil, err
 	}

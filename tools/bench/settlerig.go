@@ -51,7 +51,7 @@ type tickPlan struct {
 
 // newSettleRig builds the stage and publishes every object the shapes
 // fetch.
-func newSettleRig(o SettleOptions, shapes []Shape) (*settleRig, error) {
+func newSettleRig(o SettleOptions, shapes []Shape, obs observation) (*settleRig, error) {
 	r := &settleRig{opts: o, ticks: map[Shape]*tickPlan{}}
 	for _, s := range shapes {
 		r.maxRows = max(r.maxRows, s.total())
@@ -65,7 +65,7 @@ func newSettleRig(o SettleOptions, shapes []Shape) (*settleRig, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r.kv, err = newLender(drv, o.RowBytes, 2*r.maxRows, binding.Config{KeyPrefix: settlePrefix}); err != nil {
+	if r.kv, err = newLender(drv, o.RowBytes, 2*r.maxRows, binding.Config{KeyPrefix: settlePrefix}, obs); err != nil {
 		return nil, err
 	}
 	// The floor moves rows between the store and the same slots as

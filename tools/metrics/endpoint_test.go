@@ -88,7 +88,8 @@ func TestScrapeMatchesStats(t *testing.T) {
 		assert.EqualValues(t, st.Attempts, s.value(t, "kvshare_attempt_started_total", l...), lender)
 		assert.EqualValues(t, st.AttemptsOpen, s.value(t, "kvshare_attempt_open", l...), lender)
 		for status := contract.Ready; int(status) < contract.RowStatusCount; status++ {
-			assert.EqualValues(t, st.Rows[status], s.value(t, "kvshare_rows_total", append(l, "status", status.String())...), "%s %v", lender, status)
+			assert.EqualValues(t, st.PublishRows[status], s.value(t, "kvshare_rows_total", append(l, "direction", "put", "status", status.String())...), "%s %v", lender, status)
+			assert.EqualValues(t, st.FetchRows[status], s.value(t, "kvshare_rows_total", append(l, "direction", "get", "status", status.String())...), "%s %v", lender, status)
 		}
 		assert.EqualValues(t, st.CallsInFlight, s.value(t, "kvshare_call_in_flight", l...), lender)
 		assert.EqualValues(t, st.CallsUnprovable, s.value(t, "kvshare_call_unprovable", l...), lender)
@@ -109,7 +110,8 @@ func TestScrapeMatchesStats(t *testing.T) {
 	assert.EqualValues(t, ms.RowsUnprovable, s.value(t, "kvshare_mooncake_rows_unprovable", l...))
 	assert.EqualValues(t, ms.Calls, s.value(t, "kvshare_mooncake_sdk_calls_total", l...))
 	assert.EqualValues(t, ms.Panics, s.value(t, "kvshare_mooncake_sdk_panics_total", l...))
-	assert.EqualValues(t, 4, s.value(t, "kvshare_rows_total", "lender", "memory", "status", "ready"), "3 published, 1 fetched")
+	assert.EqualValues(t, 3, s.value(t, "kvshare_rows_total", "lender", "memory", "direction", "put", "status", "ready"), "3 published")
+	assert.EqualValues(t, 1, s.value(t, "kvshare_rows_total", "lender", "memory", "direction", "get", "status", "ready"), "1 fetched")
 	_, memHasMooncake := s["kvshare_mooncake_rows_total"]
 	require.True(t, memHasMooncake)
 	for _, m := range s["kvshare_mooncake_rows_total"].GetMetric() {

@@ -35,7 +35,8 @@ func TestRoundTripServesEachLendersStats(t *testing.T) {
 			s := scrapeURL(t, e.URL())
 			l := []string{"lender", lender}
 			assert.EqualValues(t, st.Attempts, s.value(t, "kvshare_attempt_started_total", l...), lender)
-			assert.EqualValues(t, st.Rows[contract.Ready], s.value(t, "kvshare_rows_total", append(l, "status", "ready")...), lender)
+			assert.EqualValues(t, st.PublishRows[contract.Ready], s.value(t, "kvshare_rows_total", append(l, "direction", "put", "status", "ready")...), lender)
+			assert.EqualValues(t, st.FetchRows[contract.Ready], s.value(t, "kvshare_rows_total", append(l, "direction", "get", "status", "ready")...), lender)
 			assert.EqualValues(t, st.AttemptsOpen, s.value(t, "kvshare_attempt_open", l...), lender)
 			assert.EqualValues(t, st.RowsLent, s.value(t, "kvshare_lent_rows", l...), lender)
 			assert.EqualValues(t, st.BytesLent, s.value(t, "kvshare_lent_bytes", l...), lender)

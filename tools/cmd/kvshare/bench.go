@@ -37,6 +37,7 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof -top FILE)")
 	memProfile := fs.String("memprofile", "", "write a profile of every allocation of the run to this file at the end (go tool pprof -sample_index=alloc_space -top FILE); slows allocation")
 	timeout := fs.Duration("timeout", 20*time.Minute, "limit for the whole run")
+	metricsAddr := fs.String("metrics", "", "serve the measured lenders' metrics in Prometheus text format at http://ADDR/metrics while the benchmark runs (ADDR host:port, e.g. 127.0.0.1:9464)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -99,6 +100,16 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 				fmt.Fprintln(stderr, "kvshare bench: memprofile:", err)
 			}
 		}()
+	}
+	if *metricsAddr != "" {
+		// The notice goes to stderr: stdout may be JSON.
+		endpoint, err := serveMetrics(*metricsAddr, stderr, stderr)
+		if err != nil {
+			fmt.Fprintln(stderr, "kvshare bench: --metrics:", err)
+			return 2
+		}
+		defer endpoint.close()
+		o.Observe = endpoint.Observer(endpoint.warn)
 	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()

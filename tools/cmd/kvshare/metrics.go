@@ -15,13 +15,13 @@ type metricsEndpoint struct {
 	stderr io.Writer
 }
 
-// serveMetrics starts serving at addr and says where on stdout.
-func serveMetrics(addr string, stdout, stderr io.Writer) (*metricsEndpoint, error) {
+// serveMetrics starts serving at addr and says where on notice.
+func serveMetrics(addr string, notice, stderr io.Writer) (*metricsEndpoint, error) {
 	e, err := metrics.Serve(addr)
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(stdout, "metrics  %s (Prometheus text, while the command runs)\n", e.URL())
+	fmt.Fprintf(notice, "metrics  %s (Prometheus text, while the command runs)\n", e.URL())
 	return &metricsEndpoint{Endpoint: e, stderr: stderr}, nil
 }
 

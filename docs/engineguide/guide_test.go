@@ -1,0 +1,183 @@
+package engineguide_test
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kvshare/kvshare/mooncakesdk"
+)
+
+var update = flag.Bool("update", false, "write the code's regions into the guide's blocks")
+
+// guidePath is the guide, beside this module's folder.
+const guidePath = "../engine-guide.md"
+
+var (
+	regionStart = regexp.MustCompile(`^\s*// guide:([a-z]+)$`)
+	regionEnd   = regexp.MustCompile(`^\s*// guide:end$`)
+	blockMarker = regexp.MustCompile(`^<!-- code: ([a-z]+) -->$`)
+)
+
+// regions reads every region of the package's Go files: the lines
+// between `// guide:NAME` and `// guide:end`, dedented, blank lines at
+// either end dropped.
+func regions(t *testing.T) map[string]string {
+	t.Helper()
+	files, err := filepath.Glob("*.go")
+	require.NoError(t, err)
+	out := map[string]string{}
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		require.NoError(t, err)
+		name, start := "", 0
+		lines := strings.Split(string(src), "\n")
+		for i, line := range lines {
+			switch m := regionStart.FindStringSubmatch(line); {
+			case name == "" && m != nil && m[1] != "end":
+				name, start = m[1], i+1
+				_, dup := out[name]
+				require.False(t, dup, "%s:%d: region %q defined twice", f, i+1, name)
+			case name != "" && m != nil && m[1] != "end":
+				t.Fatalf("%s:%d: region %q begins inside region %q", f, i+1, m[1], name)
+			case name != "" && regionEnd.MatchString(line):
+				out[name] = dedent(lines[start:i])
+				name = ""
+			}
+		}
+		require.Empty(t, name, "%s: region %q has no // guide:end", f, name)
+	}
+	return out
+}
+
+// dedent removes the lines' common leading tabs and the blank lines at
+// either end.
+func dedent(lines []string) string {
+	for len(lines) > 0 && strings.TrimSpace(lines[0]) == "" {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	indent := -1
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		n := len(l) - len(strings.TrimLeft(l, "\t"))
+		if indent < 0 || n < indent {
+			indent = n
+		}
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			out[i] = l[indent:]
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// block is one fenced block of the guide: its language, its marker's
+// region name ("" when none), its text and where its text starts and
+// ends (line indices, the fences excluded).
+type block struct {
+	lang, region, text string
+	first, end         int
+}
+
+func blocks(t *testing.T, lines []string) []block {
+	t.Helper()
+	var out []block
+	for i := 0; i < len(lines); i++ {
+		lang, ok := strings.CutPrefix(lines[i], "```")
+		if !ok {
+			continue
+		}
+		b := block{lang: lang, first: i + 1}
+		if i > 0 {
+			if m := blockMarker.FindStringSubmatch(lines[i-1]); m != nil {
+				b.region = m[1]
+			}
+		}
+		for i++; i < len(lines) && lines[i] != "```"; i++ {
+		}
+		require.Less(t, i, len(lines), "%s:%d: block not closed", guidePath, b.first)
+		b.end = i
+		b.text = strings.Join(lines[b.first:b.end], "\n")
+		out = append(out, b)
+	}
+	return out
+}
+
+// Every Go block of the guide is a region of this package's code, and
+// every region is in the guide: the guide's code is the code the tests
+// build and run. With -update, the regions are written into the guide.
+func TestGuideMatchesCode(t *testing.T) {
+	code := regions(t)
+	src, err := os.ReadFile(guidePath)
+	require.NoError(t, err)
+	lines := strings.Split(string(src), "\n")
+	bs := blocks(t, lines)
+
+	if *update {
+		for i := len(bs) - 1; i >= 0; i-- { // from the end, so earlier indices hold
+			b := bs[i]
+			if text, ok := code[b.region]; ok && b.lang == "go" {
+				lines = slices.Replace(lines, b.first, b.end, strings.Split(text, "\n")...)
+			}
+		}
+		require.NoError(t, os.WriteFile(guidePath, []byte(strings.Join(lines, "\n")), 0o644))
+		bs = blocks(t, lines)
+	}
+
+	used := map[string]bool{}
+	for _, b := range bs {
+		if b.lang != "go" {
+			continue
+		}
+		where := guidePath + ":" + strconv.Itoa(b.first)
+		if b.region == "" {
+			t.Errorf("%s: a go block without a <!-- code: NAME --> line before it", where)
+			continue
+		}
+		want, ok := code[b.region]
+		if !ok {
+			t.Errorf("%s: region %q is in no Go file of docs/engineguide", where, b.region)
+			continue
+		}
+		assert.False(t, used[b.region], "%s: region %q shown twice", where, b.region)
+		used[b.region] = true
+		assert.Equal(t, want, b.text, "%s: block %q differs from its code (go test -run TestGuideMatchesCode -update rewrites it)", where, b.region)
+	}
+	for name := range code {
+		assert.True(t, used[name], "region %q is not in the guide", name)
+	}
+}
+
+// The guide's store config is one LoadStoreConfig accepts, pin included.
+func TestGuideStoreConfigLoads(t *testing.T) {
+	src, err := os.ReadFile(guidePath)
+	require.NoError(t, err)
+	var tomls []block
+	for _, b := range blocks(t, strings.Split(string(src), "\n")) {
+		if b.lang == "toml" {
+			tomls = append(tomls, b)
+		}
+	}
+	require.Len(t, tomls, 1, "the guide shows one store config")
+	path := filepath.Join(t.TempDir(), "store.toml")
+	require.NoError(t, os.WriteFile(path, []byte(tomls[0].text), 0o644))
+	cfg, err := mooncakesdk.LoadStoreConfig(path)
+	require.NoError(t, err)
+	assert.NotEmpty(t, cfg.Mooncake.SDKSHA256, "the guide's config pins the library")
+	assert.NotEmpty(t, cfg.Blob.KeyPrefix)
+}

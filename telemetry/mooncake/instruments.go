@@ -1,0 +1,92 @@
+package mooncake
+
+import (
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/mooncakedrv"
+	"github.com/kvshare/kvshare/telemetry/internal/observe"
+)
+
+// The driver's instruments, as the telemetry README lists them.
+var (
+	specRows = observe.Spec{Name: "kvshare.mooncake.rows", Unit: "{row}",
+		Description: "Rows the Mooncake driver settled, by direction (put, get) and final status."}
+	specKeysLeftOpen = observe.Spec{Name: "kvshare.mooncake.keys_left_open", Unit: "{key}",
+		Description: "Keys left open (a put answered RPC_FAIL, RPC_TIMEOUT or INTERNAL_ERROR): the driver never puts them again."}
+	specRowsDeclinedLeftOpen = observe.Spec{Name: "kvshare.mooncake.rows_declined_left_open", Unit: "{row}",
+		Description: "Put rows declined because their key was left open and holds no complete object."}
+	specRowsUnprovable = observe.Spec{Name: "kvshare.mooncake.rows_unprovable", Unit: "{row}",
+		Description: "Rows of operations whose access is unprovable: their memory is kept for good."}
+	specSDKCalls = observe.Spec{Name: "kvshare.mooncake.sdk.calls", Unit: "{call}",
+		Description: "Batch calls into Mooncake's C ABI (a put part makes two: put-from and its exists-check)."}
+	specSDKPanics = observe.Spec{Name: "kvshare.mooncake.sdk.panics", Unit: "{panic}",
+		Description: "Panics recovered around Mooncake's C ABI."}
+)
+
+// directions are the rows' directions, in the order of [view.rows].
+var directions = [2]contract.Direction{contract.PutDir, contract.GetDir}
+
+// instruments are the observable instruments over one mooncakedrv.Stats.
+type instruments struct {
+	rows                 metric.Int64ObservableCounter
+	keysLeftOpen         metric.Int64ObservableUpDownCounter
+	rowsDeclinedLeftOpen metric.Int64ObservableCounter
+	rowsUnprovable       metric.Int64ObservableUpDownCounter
+	sdkCalls             metric.Int64ObservableCounter
+	sdkPanics            metric.Int64ObservableCounter
+}
+
+func newInstruments(m metric.Meter) (*instruments, error) {
+	k := observe.NewMaker(m)
+	i := &instruments{
+		rows:                 k.Counter(specRows),
+		keysLeftOpen:         k.UpDownCounter(specKeysLeftOpen),
+		rowsDeclinedLeftOpen: k.Counter(specRowsDeclinedLeftOpen),
+		rowsUnprovable:       k.UpDownCounter(specRowsUnprovable),
+		sdkCalls:             k.Counter(specSDKCalls),
+		sdkPanics:            k.Counter(specSDKPanics),
+	}
+	if err := k.Err(); err != nil {
+		return nil, err
+	}
+	return i, nil
+}
+
+// all returns the instruments, for RegisterCallback.
+func (i *instruments) all() []metric.Observable {
+	return []metric.Observable{i.rows, i.keysLeftOpen, i.rowsDeclinedLeftOpen, i.rowsUnprovable, i.sdkCalls, i.sdkPanics}
+}
+
+// view holds the observe options of one registration, built once: the
+// caller's attributes, and those plus each direction and final status.
+type view struct {
+	plain metric.ObserveOption
+	rows  [2][contract.RowStatusCount]metric.ObserveOption
+}
+
+func newView(base []attribute.KeyValue) *view {
+	v := &view{plain: observe.With(base)}
+	for d, dir := range directions {
+		for s := contract.Ready; int(s) < contract.RowStatusCount; s++ {
+			v.rows[d][s] = observe.With(base, observe.Direction.String(dir.String()), observe.Status.String(s.String()))
+		}
+	}
+	return v
+}
+
+// observe records one snapshot; every direction and final status is
+// observed, zeros included.
+func (i *instruments) observe(o metric.Observer, v *view, s mooncakedrv.Stats) {
+	for d, byStatus := range [2]*[contract.RowStatusCount]int64{&s.PutRows, &s.GetRows} {
+		for st := contract.Ready; int(st) < contract.RowStatusCount; st++ {
+			o.ObserveInt64(i.rows, byStatus[st], v.rows[d][st])
+		}
+	}
+	o.ObserveInt64(i.keysLeftOpen, s.KeysLeftOpen, v.plain)
+	o.ObserveInt64(i.rowsDeclinedLeftOpen, s.RowsDeclinedLeftOpen, v.plain)
+	o.ObserveInt64(i.rowsUnprovable, s.RowsUnprovable, v.plain)
+	o.ObserveInt64(i.sdkCalls, s.Calls, v.plain)
+	o.ObserveInt64(i.sdkPanics, s.Panics, v.plain)
+}
