@@ -61,7 +61,7 @@ type Backend struct {
 	open       map[*attempt]struct{} // attempts not quiesced
 	rows       [contract.RowStatusCount]int64
 	dirRows    [3][contract.RowStatusCount]int64 // by direction (fetch, publish)
-	flight     flightList // calls started, access still open
+	flight     flightList                        // calls started, access still open
 	unprovable int64
 	rowsLent   int64
 	bytesLent  int64

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 
 	"github.com/kvshare/kvshare/contract"
@@ -11,6 +12,9 @@ import (
 type check struct {
 	name   string
 	proves string
+	// needs says which hooks and capabilities the check needs to run at
+	// all; doc.go lists it.
+	needs string
 	// perDir runs the check once per direction, as sub-checks "put" and
 	// "get", each on a fresh driver; a direction the driver does not
 	// serve skips.
@@ -19,15 +23,15 @@ type check struct {
 }
 
 // runCheck runs one check on fresh drivers.
-func runCheck(r reporter, h *Harness, c check) {
+func runCheck(r reporter, rs *runState, c check) {
 	r.Helper()
 	if !c.perDir {
-		c.run(newBench(r, h, c.name, 0))
+		c.run(newBench(r, rs, c.name, 0))
 		return
 	}
 	for _, dir := range []Direction{PutDir, GetDir} {
 		r.Run(dir.String(), func(r reporter) {
-			b := newBench(r, h, c.name+"/"+dir.String(), dir)
+			b := newBench(r, rs, c.name+"/"+dir.String(), dir)
 			b.needDir(dir)
 			c.run(b)
 		})
@@ -41,6 +45,7 @@ func runCheck(r reporter, h *Harness, c check) {
 type bench struct {
 	r    reporter
 	h    *Harness
+	run  *runState
 	name string    // the check's name, with "/put" or "/get" for a direction's sub-check
 	dir  Direction // the sub-check's direction, or 0
 	keys suiteKeys // the key maker of every batch the check builds
@@ -48,6 +53,13 @@ type bench struct {
 	d    contract.Driver
 	caps contract.Capabilities
 
+	// pollMu serialises every Poll the suite makes of the check's
+	// operations, from its goroutine or inside onChange, with what it does
+	// with the snapshot (see watch.absorb).
+	pollMu sync.Mutex
+	// mem guards arenas, the memory of each as the suite reads and writes
+	// it, seals and puts: an onChange call may seal from any goroutine.
+	mem      sync.Mutex
 	arenas   []*arena
 	lendings []*lending
 	watches  []*watch // admitted operations, and calls the suite cannot follow
@@ -55,17 +67,29 @@ type bench struct {
 	undo     []func() // releases and resumes, run first at teardown
 
 	drainedTrue atomic.Bool // a Drain returned true
-	closed      bool        // Close returned nil
-	hung        bool        // a driver call did not return within Wait
-	soft        bool        // tearing down: a hung call is reported, not fatal
-	seq         int         // names regions: r1, r2, …
-	probes      int         // names probe rows: probe-1, probe-2, …
-	scratch     *arena      // a registered two-slot region for staging puts
+	// calm: Close is about to be called, or the check ended: onChange no
+	// longer polls from inside (see watch.onChange).
+	calm     atomic.Bool
+	closed   bool       // Close returned nil
+	hung     bool       // a driver call did not return within Wait
+	soft     bool       // tearing down: a hung call is reported, not fatal
+	seq      int        // names regions: r1, r2, …
+	probes   int        // names probe rows: probe-1, probe-2, …
+	scratch  *arena     // a registered region for staging puts, used slot pair by slot pair
+	scratchN int        // the slots of scratch used so far
+	seals    []*seal    // memory watched since its operation's access ended
+	puts     []*putSeal // put rows whose objects are watched since their access ended
+	freeable []*arena   // arenas the teardown found free, unmapped at the end of the run
+	snapping bool       // snapshotPuts is reading objects: no snapshot inside
 }
 
-func newBench(r reporter, h *Harness, name string, dir Direction) *bench {
+func newBench(r reporter, rs *runState, name string, dir Direction) *bench {
 	r.Helper()
-	b := &bench{r: r, h: h, name: name, dir: dir, keys: suiteKeys{prefix: h.KeyPrefix}}
+	o := rs.outcomeFor(name)
+	r = tracker{reporter: r, o: o}
+	h := rs.h
+	b := &bench{r: r, h: h, run: rs, name: name, dir: dir, keys: suiteKeys{prefix: h.KeyPrefix}}
+	rs.add(b)
 	sub, err := h.New()
 	if err != nil {
 		r.Fatalf("conformance: Harness.New: %v", err)
@@ -80,7 +104,38 @@ func newBench(r reporter, h *Harness, name string, dir Direction) *bench {
 		r.Fatalf("Capabilities panicked: %v", p)
 	}
 	b.caps = caps
+	if h.LendDevice && !caps.DeviceMemory {
+		r.Fatalf("conformance: Harness.LendDevice is set, but the driver does not declare DeviceMemory")
+	}
 	return b
+}
+
+// skip ends the check as a skip of the given kind (which the run's
+// summary reports with the reason).
+func (b *bench) skip(kind skipKind, format string, args ...any) {
+	b.r.Helper()
+	if t, ok := b.r.(tracker); ok {
+		t.o.mu.Lock()
+		t.o.kind = kind
+		t.o.mu.Unlock()
+	}
+	b.r.Skipf(format, args...)
+}
+
+// note logs a part of the check that was not run, and why; the run's
+// summary lists it too.
+func (b *bench) note(format string, args ...any) {
+	b.r.Helper()
+	b.r.Logf("not run: "+format, args...)
+	b.run.note(b.name, format, args...)
+}
+
+// kind returns the memory kind of the regions the suite lends.
+func (b *bench) kind() contract.MemoryKind {
+	if b.h.LendDevice {
+		return contract.Device
+	}
+	return contract.Host
 }
 
 // call runs one driver call, bounded by the harness's Wait. A call that
@@ -96,6 +151,7 @@ func (b *bench) call(what string, f func()) (ok bool, panicked any) {
 		}
 		b.r.Fatalf("%s: not called: the driver stopped answering earlier in the check", what)
 	}
+	b.snapshotPuts()
 	ok, panicked = b.within(f)
 	if !ok {
 		b.hung = true
@@ -105,7 +161,23 @@ func (b *bench) call(what string, f func()) (ok bool, panicked any) {
 		}
 		b.r.Fatalf("%s did not return within %v", what, b.h.Wait)
 	}
+	b.checkpoint()
 	return ok, panicked
+}
+
+// checkpoint runs after every driver call that returned: it reports
+// memory watched since an access end that changed since (see seal), and
+// what onChange calls found and could not report themselves.
+func (b *bench) checkpoint() {
+	b.r.Helper()
+	for _, f := range b.memoryFindings() {
+		b.r.Errorf("%s", f)
+	}
+	for _, w := range b.watches {
+		for _, f := range w.findings() {
+			b.r.Errorf("%s", f)
+		}
+	}
 }
 
 // within runs f on a goroutine of its own and waits for it within the
@@ -120,7 +192,7 @@ func (b *bench) within(f func()) (ok bool, panicked any) {
 				result <- recover()
 			}
 		}()
-		f()
+		suiteCall(f)
 		returned = true
 		result <- nil
 	}()
@@ -167,7 +239,7 @@ func (b *bench) bound() (context.Context, context.CancelFunc) {
 func (b *bench) needDir(dir Direction) {
 	b.r.Helper()
 	if !b.serves(dir) {
-		b.r.Skipf("the driver does not serve %vs (Capabilities)", dir)
+		b.skip(skipCapability, "the driver does not serve %vs (Capabilities)", dir)
 	}
 }
 

@@ -44,7 +44,7 @@ func checkDrainWaitsForRows(b *bench) {
 
 func checkCancel(b *bench) {
 	if !b.caps.Cancel {
-		b.r.Skipf("the driver does not declare Cancel")
+		b.skip(skipCapability, "the driver does not declare Cancel")
 	}
 	n := b.capRows(2)
 	a := b.region(n)
@@ -141,36 +141,78 @@ func checkRejectsAfterDrain(b *bench) {
 func checkClose(b *bench) {
 	a := b.region(2)
 	b.moveRow(a, 0)
-	closeNow := func() error {
-		var err error
-		if _, p := b.call("Close", func() { err = b.d.Close() }); p != nil {
-			b.r.Fatalf("Close panicked: %v", p)
-		}
-		if err == nil {
-			b.closed = true
-		}
-		return err
-	}
-	switch err := closeNow(); {
-	case err == nil:
+	if b.closeNow() == nil {
 		b.r.Fatalf("Close succeeded before any Drain: Close comes last, after a Drain that returned true")
-	case !isRejected(err):
-		b.r.Errorf("Close before any Drain failed with %v, which does not wrap ErrDriverRejected", err)
 	}
 	b.moveRow(a, 1) // a refused Close keeps everything
 	if !b.drain(false) {
 		b.r.Fatalf("Drain returned false with every operation ended")
 	}
-	switch err := closeNow(); {
-	case err == nil:
+	if b.closeNow() == nil {
 		b.r.Fatalf("Close succeeded with region %s still registered: Close comes after every region is unregistered", a.label)
-	case !isRejected(err):
-		b.r.Errorf("Close with a region registered failed with %v, which does not wrap ErrDriverRejected", err)
 	}
 	if err := b.unregister(b.lendingOf(a)); err != nil {
 		b.r.Fatalf("Unregister of idle region %s after a true Drain: %v", a.label, err)
 	}
-	if err := closeNow(); err != nil {
+	if err := b.closeNow(); err != nil {
 		b.r.Errorf("Close after a Drain that returned true, with every region unregistered: %v", err)
+	}
+}
+
+// checkCancelRunning cancels an operation whose row runs in the store
+// (held by the Hold hook). The row runs on or ends Cancelled without
+// having touched its memory; either way, once a Poll shows access Ended
+// the memory is sealed (see seal), so a driver that reports the row
+// ended while its transfer still runs is caught when the transfer
+// touches the memory: the suite lets the row go and drains, which waits
+// for it.
+func checkCancelRunning(b *bench) {
+	a := b.region(2)
+	m := b.rows(b.dir, a, []int{0}, "running", b.canStage())
+	g, w := b.admitHeld(m)
+	if ok, p := b.call("Cancel", w.operation().Cancel); ok && p != nil {
+		b.r.Errorf("%s: Cancel panicked: %v", w.label, p)
+	}
+	w.poll()
+	b.hook("Gate.Release", g.Release)
+	st := w.settle()
+	w.expect(st, "Cancel came while the row ran in the store: the row runs on (ready) or ends cancelled, having touched nothing", contract.Ready, contract.Cancelled)
+	if !b.drain(false) {
+		b.r.Errorf("%s: Drain returned false once the row was let go and settled", w.label)
+	}
+	switch {
+	case len(st.Rows) == 0:
+	case st.Rows[0] == contract.Ready && b.dir == GetDir:
+		m.landed(b, w, st)
+	case st.Rows[0] == contract.Cancelled:
+		b.quietCancelled(w, m)
+	}
+}
+
+// checkUnregisterQueued asks Unregister of a region whose only operation
+// waits unstarted (the Pause hook): the operation keeps the region busy
+// from admission on, so Unregister is refused.
+func checkUnregisterQueued(b *bench) {
+	a := b.region(2)
+	m := b.rows(b.dir, a, []int{0}, "queued", b.canStage())
+	resume := b.pause()
+	w := b.admit(b.dir, m.batch, nil, nil)
+	err := b.unregister(b.lendingOf(a))
+	switch {
+	case err == nil:
+		b.r.Errorf("%s: Unregister succeeded while the operation's row in region %s waited unstarted (no worker took it): an operation keeps its region busy from admission until its access ended", w.label, a.label)
+	case !isRejected(err):
+		b.r.Errorf("%s: Unregister of region %s, busy with an operation no worker took yet, failed with %v, which does not wrap ErrDriverRejected", w.label, a.label, err)
+	}
+	b.hook("resume", resume)
+	st := w.settle()
+	w.expect(st, "the row ran once the workers were let go", contract.Ready)
+	if err == nil {
+		return
+	}
+	if b.moveRow(a, 1) {
+		if err := b.unregister(b.lendingOf(a)); err != nil {
+			b.r.Errorf("Unregister of region %s once idle: %v", a.label, err)
+		}
 	}
 }

@@ -40,37 +40,35 @@ func (b *bench) callbacksLater() (letGo func()) {
 		g := b.hold(b.dir)
 		return func() { b.hook("Gate.Release", g.Release) }
 	}
-	b.r.Skipf("the check needs callbacks that come after %v returns: the harness has no Pause or Hold hook", b.dir)
+	b.skip(skipHook, "the check needs callbacks that come after %v returns: the harness has no Pause or Hold hook", b.dir)
 	return nil
 }
 
+// checkPollInCallback makes sure onChange is called, after Put or Get
+// returned, at least once: every such call polls the operation from
+// inside (see watch.onChange), and a Poll that cannot return while the
+// callback runs is reported.
 func checkPollInCallback(b *bench) {
 	m := b.twoRows("polled-inside")
-	var sawOp atomic.Bool
-	returned := make(chan struct{}, 1)
+	called := make(chan struct{}, 1)
 	letGo := b.callbacksLater()
 	w := b.admit(b.dir, m.batch, nil, func(w *watch) {
 		w.inCallback = func(op contract.Operation) {
 			if op == nil {
 				return
 			}
-			sawOp.Store(true)
-			op.Poll(nil)
 			select {
-			case returned <- struct{}{}:
+			case called <- struct{}{}:
 			default:
 			}
 		}
 	})
 	letGo()
-	if !b.await(arrived(returned)) {
-		if !sawOp.Load() {
-			b.r.Fatalf("%s: no onChange call came within %v of letting the operation run", w.label, b.h.Wait)
-		}
-		b.hung = true
-		b.r.Fatalf("%s: Poll called from inside onChange did not return within %v: onChange must never run under a lock Poll needs", w.label, b.h.Wait)
+	if !b.awaitCallback(called, "polling from inside onChange") {
+		b.r.Fatalf("%s: no onChange call came within %v of letting the operation run", w.label, b.h.Wait)
 	}
 	w.settle()
+	w.report()
 }
 
 func checkDrainWaitsForCallback(b *bench) {
@@ -95,7 +93,7 @@ func checkDrainWaitsForCallback(b *bench) {
 		}
 	})
 	letGo()
-	if !b.await(arrived(entered)) {
+	if !b.awaitCallback(entered, "blocking the last onChange") {
 		b.r.Fatalf("%s: no onChange call saw access leave Open within %v: the change that ends access is followed by onChange", w.label, b.h.Wait)
 	}
 	// A true answer here is reported by drain, which finds the callback
@@ -143,7 +141,7 @@ func checkAccessAfterResults(b *bench) {
 		b.hook("resume", resume)
 		w.settle()
 	default:
-		b.r.Skipf("the check needs rows that are sure to be pending when it polls: the harness has no Hold or Pause hook")
+		b.skip(skipHook, "the check needs rows that are sure to be pending when it polls: the harness has no Hold or Pause hook")
 	}
 }
 
@@ -163,7 +161,7 @@ func checkFinalResultsStay(b *bench) {
 func checkUnprovableTerminal(b *bench) {
 	b.needDir(GetDir)
 	if b.sub.UnprovableGets == nil {
-		b.r.Skipf("the harness cannot stage an unprovable get (no UnprovableGets hook)")
+		b.skip(skipHook, "the harness cannot stage an unprovable get (no UnprovableGets hook)")
 	}
 	name := b.rowName("unprovable")
 	if b.canStage() {
@@ -181,7 +179,11 @@ func checkUnprovableTerminal(b *bench) {
 		w.poll()
 	}
 	if b.drain(true) {
-		b.r.Errorf("%s: Drain returned true while the operation's access is unprovable: Drain answers true only if none is", w.label)
+		b.r.Errorf("%s: Drain, its context already ended, returned true while the operation's access is unprovable: Drain answers true only if none is", w.label)
+	}
+	w.poll()
+	if b.drain(false) {
+		b.r.Errorf("%s: Drain, its context with %v left, returned true while the operation's access is unprovable: Drain answers true only if none is, however long it may wait", w.label, b.h.Wait)
 	}
 	w.poll()
 	err := b.unregister(b.lendingOf(a))

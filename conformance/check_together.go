@@ -11,7 +11,7 @@ func (b *bench) together() contract.RegionsTogether {
 	b.r.Helper()
 	rt, ok := b.d.(contract.RegionsTogether)
 	if !ok {
-		b.r.Skipf("the driver does not implement RegionsTogether")
+		b.skip(skipCapability, "the driver does not implement RegionsTogether")
 	}
 	return rt
 }
@@ -38,8 +38,8 @@ func (b *bench) registerTogether(rt contract.RegionsTogether, as []*arena, specs
 
 func checkTogetherValidates(b *bench) {
 	rt := b.together()
-	good := b.lend(2, contract.Host)
-	other := b.lend(2, contract.Host)
+	good := b.lend(2, b.kind())
+	other := b.lend(2, b.kind())
 	bad := other.region
 	bad.Len = bad.SlotBytes*int64(bad.SlotCount) - 1
 	specs := []contract.RegionSpec{
@@ -65,7 +65,7 @@ func checkTogetherValidates(b *bench) {
 
 func checkTogetherRevokes(b *bench) {
 	rt := b.together()
-	as := []*arena{b.lend(2, contract.Host), b.lend(2, contract.Host)}
+	as := []*arena{b.lend(2, b.kind()), b.lend(2, b.kind())}
 	l, err := b.registerTogether(rt, as, nil)
 	if err != nil {
 		b.r.Fatalf("RegisterRegions of two good regions: %v", err)
@@ -85,7 +85,7 @@ func checkTogetherRevokes(b *bench) {
 
 func checkTogetherBusy(b *bench) {
 	rt := b.together()
-	idle, busy := b.lend(2, contract.Host), b.lend(2, contract.Host)
+	idle, busy := b.lend(2, b.kind()), b.lend(2, b.kind())
 	l, err := b.registerTogether(rt, []*arena{idle, busy}, nil)
 	if err != nil {
 		b.r.Fatalf("RegisterRegions of two good regions: %v", err)

@@ -37,7 +37,7 @@ func (b *bench) rows(dir Direction, a *arena, slots []int, tag string, stage boo
 		data := payload(name, int(b.h.SlotBytes))
 		switch {
 		case dir == PutDir:
-			a.fill(s, data)
+			b.fill(a, s, data)
 		case stage:
 			b.stage(name, data, true)
 		}
@@ -104,7 +104,7 @@ func spread(n int) []int {
 func checkPutRoundTrip(b *bench) {
 	b.needDir(PutDir)
 	if !b.canReadBack() {
-		b.r.Skipf("the check reads puts back: the driver does not get and the harness has no Object hook")
+		b.skip(skipHook, "the check reads puts back: the driver does not get and the harness has no Object hook")
 	}
 	n := b.capRows(3)
 	a := b.region(2*n + 1)
@@ -143,7 +143,7 @@ func checkPutRoundTrip(b *bench) {
 func checkGetRoundTrip(b *bench) {
 	b.needDir(GetDir)
 	if !b.canStage() {
-		b.r.Skipf("the check needs objects in the store: the driver does not put and the harness has no Seed hook")
+		b.skip(skipHook, "the check needs objects in the store: the driver does not put and the harness has no Seed hook")
 	}
 	n := b.capRows(3)
 	a := b.region(2*n + 1)
@@ -157,7 +157,7 @@ func checkGetRoundTrip(b *bench) {
 
 func checkMultiSpan(b *bench) {
 	if !b.caps.MultiSpan {
-		b.r.Skipf("the driver does not declare MultiSpan")
+		b.skip(skipCapability, "the driver does not declare MultiSpan")
 	}
 	name := b.rowName("two-spans")
 	data := payload(name, int(2*b.h.SlotBytes))
@@ -165,10 +165,10 @@ func checkMultiSpan(b *bench) {
 	spans := []contract.Span{a.span(1), a.span(3)}
 	if b.dir == PutDir {
 		if !b.canReadBack() {
-			b.r.Skipf("the check reads puts back: the driver does not get and the harness has no Object hook")
+			b.skip(skipHook, "the check reads puts back: the driver does not get and the harness has no Object hook")
 		}
-		a.fill(1, data[:b.h.SlotBytes])
-		a.fill(3, data[b.h.SlotBytes:])
+		b.fill(a, 1, data[:b.h.SlotBytes])
+		b.fill(a, 3, data[b.h.SlotBytes:])
 		w := b.admit(PutDir, b.batch(row(name, spans...)), nil, nil)
 		st := w.settle()
 		b.untouched("a put writes no memory", spans...)
@@ -202,7 +202,7 @@ func checkAbsentKey(b *bench) {
 		if b.caps.AbsentIsMiss {
 			b.r.Errorf("%s: a get of an absent key left access unprovable, though the driver declares AbsentIsMiss", w.label)
 		}
-		b.r.Skipf("%s: access unprovable (allowed without AbsentIsMiss); the region's memory is kept", w.label)
+		b.skip(skipDriver, "%s: access unprovable (allowed without AbsentIsMiss); the region's memory is kept", w.label)
 	}
 	if b.caps.AbsentIsMiss {
 		w.expect(st, "the key was never stored and the driver declares AbsentIsMiss", contract.Miss)
@@ -218,7 +218,7 @@ func checkAbsentKey(b *bench) {
 
 func checkWriterHoldsKey(b *bench) {
 	if b.sub.Writing == nil {
-		b.r.Skipf("the harness cannot stage another writer (no Writing hook)")
+		b.skip(skipHook, "the harness cannot stage another writer (no Writing hook)")
 	}
 	name := b.rowName("being-written")
 	key := b.keyOf(name)
@@ -246,7 +246,7 @@ func checkWriterHoldsKey(b *bench) {
 		return
 	}
 	ours := payload(name+"/ours", int(b.h.SlotBytes))
-	a.fill(1, ours)
+	b.fill(a, 1, ours)
 	w := b.admit(PutDir, b.batch(row(name, a.span(1))), nil, nil)
 	st := w.settle()
 	w.expect(st, "another writer holds the key, not yet readable", contract.NotReady)
@@ -288,7 +288,7 @@ func checkLongObject(b *bench) {
 func checkFullStore(b *bench) {
 	b.needDir(PutDir)
 	if b.sub.Full == nil {
-		b.r.Skipf("the harness cannot fill the store (no Full hook)")
+		b.skip(skipHook, "the harness cannot fill the store (no Full hook)")
 	}
 	b.hook("Full", b.sub.Full)
 	a := b.region(1)
@@ -307,7 +307,7 @@ func checkFullStore(b *bench) {
 func checkFailedRead(b *bench) {
 	b.needDir(GetDir)
 	if b.sub.FailReads == nil {
-		b.r.Skipf("the harness cannot fail a read (no FailReads hook)")
+		b.skip(skipHook, "the harness cannot fail a read (no FailReads hook)")
 	}
 	name := b.rowName("unreadable")
 	b.stage(name, payload(name, int(b.h.SlotBytes)), false)
@@ -322,7 +322,7 @@ func checkFailedRead(b *bench) {
 
 func checkCrash(b *bench) {
 	if b.sub.Crash == nil {
-		b.r.Skipf("the harness cannot crash a store call (no Crash hook)")
+		b.skip(skipHook, "the harness cannot crash a store call (no Crash hook)")
 	}
 	n := b.capRows(3)
 	a := b.region(n)

@@ -20,18 +20,23 @@ type consulted struct {
 	seen atomic.Bool
 }
 
+// Each method reads its answer first and only then triggers onConsult,
+// so the answer is the one from before: a Drain that asks Err when it
+// starts gets nil, and only then does whatever onConsult does (let a
+// held row go, end the context) happen.
+
 func (c *consulted) Done() <-chan struct{} {
-	c.consult()
+	defer c.consult()
 	return c.Context.Done()
 }
 
 func (c *consulted) Err() error {
-	c.consult()
+	defer c.consult()
 	return c.Context.Err()
 }
 
 func (c *consulted) Deadline() (time.Time, bool) {
-	c.consult()
+	defer c.consult()
 	return c.Context.Deadline()
 }
 

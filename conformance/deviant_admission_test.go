@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"sync/atomic"
-	"testing"
 
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/memdrv"
@@ -48,8 +47,11 @@ func (f faulted) Poll(dst []contract.RowStatus) contract.OpState {
 
 func (faulted) Cancel() {}
 
-func TestRefusesNothingFails(t *testing.T) {
+// admissionCatches: a driver that refuses nothing, and Capabilities that
+// change.
+func admissionCatches() []catch {
 	h := deviantHarness(func(d *memdrv.Driver) contract.Driver { return refusedAsFault{d} }, memdrv.Options{})
+	var out []catch
 	for _, c := range []struct{ check, why string }{
 		{"bad-region", "every registration of the region was refused, so its spans lie in no registration"},
 		{"device-memory", "the Device region was refused, so its spans lie in no registration"},
@@ -62,11 +64,19 @@ func TestRefusesNothingFails(t *testing.T) {
 		{"hints", "the driver does not declare Hints, so a get with a hint is refused"},
 		{"unregister-revokes", "its region was unregistered, so the span lies in no registration"},
 		{"rejects-after-drain", "Drain stops taking work"},
+		{"rejects-after-false-drain", "a Drain stops taking work, whatever it answers"},
 	} {
-		t.Run(c.check, func(t *testing.T) {
-			assertCaught(t, h, memHarness(memdrv.Options{}, false), c.check, "admitted, want refused with ErrDriverRejected: "+c.why)
+		out = append(out, catch{
+			name:    "refuses-nothing/" + c.check + "/" + c.why,
+			deviant: h, control: memHarness(memdrv.Options{}, false),
+			check: c.check, violation: "admitted, want refused with ErrDriverRejected: " + c.why,
 		})
 	}
+	caps := deviantHarness(func(d *memdrv.Driver) contract.Driver { return unstableCaps{d, new(atomic.Int64)} }, memdrv.Options{})
+	return append(out, catch{
+		name: "unstable-capabilities", deviant: caps, control: memHarness(memdrv.Options{}, false),
+		check: "capabilities-stable", violation: "it must return the same value every time",
+	})
 }
 
 // unstableCaps declares Hints from the second call of Capabilities on.
@@ -79,9 +89,4 @@ func (d unstableCaps) Capabilities() contract.Capabilities {
 	c := d.Driver.Capabilities()
 	c.Hints = d.calls.Add(1) > 1
 	return c
-}
-
-func TestUnstableCapabilitiesFail(t *testing.T) {
-	h := deviantHarness(func(d *memdrv.Driver) contract.Driver { return unstableCaps{d, new(atomic.Int64)} }, memdrv.Options{})
-	assertCaught(t, h, memHarness(memdrv.Options{}, false), "capabilities-stable", "it must return the same value every time")
 }

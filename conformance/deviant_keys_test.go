@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"encoding/hex"
-	"testing"
 
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/memdrv"
@@ -42,7 +41,10 @@ func (d ownKeys) Get(b contract.RowBatch, h contract.Hint, onChange func()) (con
 	return d.Driver.Get(b, h, onChange)
 }
 
-func TestOwnKeysFail(t *testing.T) {
+// keyCatches: keys of a driver's own making (hex of the name, the name
+// alone), and keys made up for a batch with no key maker.
+func keyCatches() []catch {
+	var out []catch
 	for _, c := range []struct {
 		name string
 		keys contract.KeyMaker
@@ -50,17 +52,21 @@ func TestOwnKeysFail(t *testing.T) {
 		{"hex", hexKeys{}},
 		{"name", nameKeys{}},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			h := deviantHarness(func(d *memdrv.Driver) contract.Driver { return ownKeys{d, c.keys} }, memdrv.Options{})
-			control := memHarness(memdrv.Options{}, false)
-			assertCaught(t, h, control, "exact-key/put",
-				"ended ready, but the store holds no object under its key")
-			assertCaught(t, h, control, "exact-key/get",
-				"ended miss, want ready: each object is stored, whole, under exactly the key the batch's key maker builds")
-			assertCaught(t, h, control, "put-round-trip",
-				"ended ready, but the store's object under its key")
-		})
+		h := deviantHarness(func(d *memdrv.Driver) contract.Driver { return ownKeys{d, c.keys} }, memdrv.Options{})
+		control := memHarness(memdrv.Options{}, false)
+		for _, k := range []struct{ check, violation string }{
+			{"exact-key/put", "ended ready, but the store holds no object under its key"},
+			{"exact-key/get", "ended miss, want ready: each object is stored, whole, under exactly the key the batch's key maker builds"},
+			{"put-round-trip", "ended ready, but the store's object under its key"},
+		} {
+			out = append(out, catch{name: "own-keys/" + c.name + "/" + k.check, deviant: h, control: control, check: k.check, violation: k.violation})
+		}
 	}
+	h := deviantHarness(func(d *memdrv.Driver) contract.Driver { return defaultKeys{d} }, memdrv.Options{})
+	return append(out, catch{
+		name: "default-keys", deviant: h, control: memHarness(memdrv.Options{}, false), check: "admission",
+		violation: "admitted, want refused with ErrDriverRejected: no key maker (Keys nil): a bad batch is refused",
+	})
 }
 
 // defaultKeys admits a batch with no key maker, making hex keys for it.
@@ -78,10 +84,4 @@ func (d defaultKeys) Get(b contract.RowBatch, h contract.Hint, onChange func()) 
 		b.Keys = hexKeys{}
 	}
 	return d.Driver.Get(b, h, onChange)
-}
-
-func TestDefaultKeysFail(t *testing.T) {
-	h := deviantHarness(func(d *memdrv.Driver) contract.Driver { return defaultKeys{d} }, memdrv.Options{})
-	assertCaught(t, h, memHarness(memdrv.Options{}, false), "admission",
-		"admitted, want refused with ErrDriverRejected: no key maker (Keys nil): a bad batch is refused")
 }

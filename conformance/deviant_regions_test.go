@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"errors"
-	"testing"
 
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/memdrv"
@@ -52,7 +51,10 @@ func (d busyBatchesLie) UnregisterRegions(reg contract.Registration) error {
 	return nil
 }
 
-func TestTogetherDeviantsFail(t *testing.T) {
+// regionCatches: batches of regions validated, revoked or kept busy
+// wrongly, and a Close that never refuses.
+func regionCatches() []catch {
+	var out []catch
 	for _, c := range []struct {
 		check     string
 		wrap      func(*memdrv.TogetherDriver) contract.Driver
@@ -65,18 +67,19 @@ func TestTogetherDeviantsFail(t *testing.T) {
 		{"together-busy", func(d *memdrv.TogetherDriver) contract.Driver { return busyBatchesLie{d} },
 			"UnregisterRegions succeeded while an operation covering region"},
 	} {
-		t.Run(c.check, func(t *testing.T) {
-			assertCaught(t, togetherDeviant(c.wrap), memHarness(memdrv.Options{}, true), c.check, c.violation)
+		out = append(out, catch{
+			name: "regions/" + c.check, deviant: togetherDeviant(c.wrap), control: memHarness(memdrv.Options{}, true),
+			check: c.check, violation: c.violation,
 		})
 	}
+	h := deviantHarness(func(d *memdrv.Driver) contract.Driver { return closesAnyTime{d} }, memdrv.Options{})
+	return append(out, catch{
+		name: "close-any-time", deviant: h, control: memHarness(memdrv.Options{}, false),
+		check: "close", violation: "Close succeeded before any Drain",
+	})
 }
 
 // closesAnyTime answers nil to every Close, closing nothing.
 type closesAnyTime struct{ *memdrv.Driver }
 
 func (closesAnyTime) Close() error { return nil }
-
-func TestCloseAnyTimeFails(t *testing.T) {
-	h := deviantHarness(func(d *memdrv.Driver) contract.Driver { return closesAnyTime{d} }, memdrv.Options{})
-	assertCaught(t, h, memHarness(memdrv.Options{}, false), "close", "Close succeeded before any Drain")
-}

@@ -5,10 +5,6 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"testing"
-	"time"
-
-	"github.com/stretchr/testify/assert"
 
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/memdrv"
@@ -151,35 +147,6 @@ func (d silentDrainCancel) Drain(ctx context.Context) bool {
 	return d.Driver.Drain(ctx)
 }
 
-func TestDrainBeforeLastCallbackFails(t *testing.T) {
-	h := deviantHarness(func(d *memdrv.Driver) contract.Driver {
-		return accessOnlyDrain{d, new(sync.Mutex), new([]contract.Operation)}
-	}, memdrv.Options{Put: true})
-	assertCaught(t, h, memHarness(memdrv.Options{Put: true}, false), "drain-waits-for-callback",
-		"onChange call(s) of the operation had not returned: a worker calls onChange before it counts itself finished")
-}
-
-func TestCallbackUnderPollLockFails(t *testing.T) {
-	h := deviantHarness(func(d *memdrv.Driver) contract.Driver { return lockedCallbacks{d, new(sync.Mutex)} }, memdrv.Options{Put: true})
-	h.Wait = time.Second
-	root := assertCaught(t, h, memHarness(memdrv.Options{Put: true}, false), "poll-in-callback",
-		"Poll called from inside onChange did not return")
-	assert.True(t, anyContains(root.logged(), "the driver stopped answering"), "logs: %q", root.logged())
-}
-
-func TestImpatientDrainFails(t *testing.T) {
-	h := deviantHarness(func(d *memdrv.Driver) contract.Driver { return impatientDrain{d} }, memdrv.Options{Put: true})
-	assertCaught(t, h, memHarness(memdrv.Options{Put: true}, false), "drain-waits-for-rows",
-		"Drain returned false without looking at its context")
-}
-
-func TestSilentDrainCancelFails(t *testing.T) {
-	h := deviantHarness(func(d *memdrv.Driver) contract.Driver { return silentDrainCancel{d, new(atomic.Bool)} }, memdrv.Options{Put: true})
-	h.Wait = time.Second // the settling wait runs out: no callback comes
-	assertCaught(t, h, memHarness(memdrv.Options{Put: true}, false), "drain-cancels-queued",
-		"Drain returned true, yet no onChange call of the operation had returned")
-}
-
 // oneAtATime admits a call only once the operation before it ended its
 // access: a row held inside the store delays every later Put and Get.
 type oneAtATime struct {
@@ -217,8 +184,40 @@ func (d oneAtATime) Get(b contract.RowBatch, h contract.Hint, onChange func()) (
 	return d.admit(func(f func()) (contract.Operation, error) { return d.Driver.Get(b, h, f) }, onChange)
 }
 
-func TestOneAtATimeFails(t *testing.T) {
-	h := deviantHarness(func(d *memdrv.Driver) contract.Driver { return oneAtATime{d, make(chan struct{}, 1)} }, memdrv.Options{Put: true})
-	h.Wait = time.Second // the second Put never returns while the first row is held
-	assertCaught(t, h, memHarness(memdrv.Options{Put: true}, false), "held-row", `put of 1 row (name "behind-0"): Put did not return within`)
+// callbackCatches: a Drain that ignores a running callback, never
+// waits, or answers before the callbacks of the rows it cancelled;
+// callbacks under Poll's lock; admission that waits for a held row.
+func callbackCatches() []catch {
+	put := memdrv.Options{Put: true}
+	control := memHarness(put, false)
+	return []catch{
+		{
+			name: "access-only-drain",
+			deviant: deviantHarness(func(d *memdrv.Driver) contract.Driver {
+				return accessOnlyDrain{d, new(sync.Mutex), new([]contract.Operation)}
+			}, put),
+			control: control, check: "drain-waits-for-callback",
+			violation: "onChange call(s) of the operation had not returned: a worker calls onChange before it counts itself finished",
+		},
+		{
+			name:    "callbacks-under-poll-lock",
+			deviant: deviantHarness(func(d *memdrv.Driver) contract.Driver { return lockedCallbacks{d, new(sync.Mutex)} }, put),
+			control: control, check: "poll-in-callback", violation: "Poll called from inside onChange did not return within",
+		},
+		{
+			name:    "impatient-drain",
+			deviant: deviantHarness(func(d *memdrv.Driver) contract.Driver { return impatientDrain{d} }, put),
+			control: control, check: "drain-waits-for-rows", violation: "Drain returned false without looking at its context",
+		},
+		{
+			name:    "silent-drain-cancel",
+			deviant: deviantHarness(func(d *memdrv.Driver) contract.Driver { return silentDrainCancel{d, new(atomic.Bool)} }, put),
+			control: control, check: "drain-cancels-queued", violation: "Drain returned true, yet no onChange call of the operation had returned",
+		},
+		{
+			name:    "one-at-a-time",
+			deviant: deviantHarness(func(d *memdrv.Driver) contract.Driver { return oneAtATime{d, make(chan struct{}, 1)} }, put),
+			control: control, check: "held-row", violation: `put of 1 row (name "behind-0"): Put did not return within`,
+		},
+	}
 }

@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"fmt"
-	"testing"
 
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/memdrv"
@@ -27,7 +26,10 @@ func bentHarness(from, to contract.RowStatus) Harness {
 	}}
 }
 
-func TestBentVerdictsFail(t *testing.T) {
+// verdictCatches: verdicts bent from one status to another, and
+// objects stored with other bytes.
+func verdictCatches() []catch {
+	var out []catch
 	for _, c := range []struct {
 		check     string
 		from, to  contract.RowStatus
@@ -42,11 +44,28 @@ func TestBentVerdictsFail(t *testing.T) {
 		{"failed-read", contract.Fault, contract.NotReady, "ended not-ready, want fault: the store failed the read"},
 		{"crash/put", contract.Fault, contract.Ready, "ended ready, want fault or cancelled: the store call crashed"},
 		{"crash/get", contract.Fault, contract.Ready, "ended ready, want fault or cancelled: the store call crashed"},
+		{"verdict-order/get", contract.Miss, contract.Ready, "ended ready, want miss: rows of mixed verdicts"},
+		{"verdict-order/put", contract.NotReady, contract.Ready, "ended ready, want not-ready: rows of mixed verdicts"},
 	} {
-		t.Run(c.check, func(t *testing.T) {
-			assertCaught(t, bentHarness(c.from, c.to), memHarness(memdrv.Options{}, false), c.check, c.violation)
+		out = append(out, catch{
+			name: "bent/" + c.check, deviant: bentHarness(c.from, c.to), control: memHarness(memdrv.Options{}, false),
+			check: c.check, violation: c.violation,
 		})
 	}
+	o := memdrv.Options{MultiSpan: true}
+	slot := fmt.Sprint(4096) // Harness.SlotBytes by default
+	for _, c := range []struct{ check, violation string }{
+		{"put-round-trip", "ended ready, but the object read back differs from the slot at byte 0"},
+		{"get-round-trip", "ended ready but its slot differs from the object at byte 0"},
+		{"multi-span/put", "the object read back differs from the two spans, in order, at byte " + slot},
+		{"multi-span/get", "the two spans, in order, differ from the object at byte 0"}, // staged by a one-span put
+	} {
+		out = append(out, catch{
+			name: "other-bytes/" + c.check, deviant: otherBytesHarness(o), control: memHarness(o, false),
+			check: c.check, violation: c.violation,
+		})
+	}
+	return out
 }
 
 // otherBytesHarness builds memdrv drivers whose puts end Ready but store
@@ -67,19 +86,4 @@ func otherBytesHarness(o memdrv.Options) Harness {
 		})
 		return memSubject(d, d, s), nil
 	}}
-}
-
-func TestOtherBytesFail(t *testing.T) {
-	o := memdrv.Options{MultiSpan: true}
-	slot := fmt.Sprint(4096) // Harness.SlotBytes by default
-	for _, c := range []struct{ check, violation string }{
-		{"put-round-trip", "ended ready, but the object read back differs from the slot at byte 0"},
-		{"get-round-trip", "ended ready but its slot differs from the object at byte 0"},
-		{"multi-span/put", "the object read back differs from the two spans, in order, at byte " + slot},
-		{"multi-span/get", "the two spans, in order, differ from the object at byte 0"}, // staged by a one-span put
-	} {
-		t.Run(c.check, func(t *testing.T) {
-			assertCaught(t, otherBytesHarness(o), memHarness(o, false), c.check, c.violation)
-		})
-	}
 }

@@ -16,8 +16,9 @@ type badBatch struct {
 // cases builds (k names a row of that direction); each must be refused
 // with ErrDriverRejected (rule says why), and together they must leave
 // nothing behind (see quietAfterRefusals). A batch over MaxRowsPerOp is
-// not sent, since the binding never sends one; the check skips when
-// that leaves no batch.
+// not sent, since the binding never sends one: the check logs each such
+// case and the run's summary lists it; the check skips when that leaves
+// no batch.
 func (b *bench) refuseEach(rule string, cases func(k func(string) string) []badBatch, regions ...*arena) {
 	b.r.Helper()
 	var refused []*watch
@@ -25,6 +26,7 @@ func (b *bench) refuseEach(rule string, cases func(k func(string) string) []badB
 		k := func(n string) string { return b.rowName(dir.String() + "/" + n) }
 		for _, c := range cases(k) {
 			if b.caps.MaxRowsPerOp > 0 && c.batch.Len() > b.caps.MaxRowsPerOp {
+				b.note("the %v case %q: its %d rows are over MaxRowsPerOp %d, and the binding never sends such a batch", dir, c.name, c.batch.Len(), b.caps.MaxRowsPerOp)
 				continue
 			}
 			if rowbatch.Check(c.batch, b.live(), b.caps.MultiSpan) == nil {
@@ -34,7 +36,7 @@ func (b *bench) refuseEach(rule string, cases func(k func(string) string) []badB
 		}
 	}
 	if len(refused) == 0 {
-		b.r.Skipf("every batch of the check has more rows than MaxRowsPerOp (%d)", b.caps.MaxRowsPerOp)
+		b.skip(skipCapability, "every batch of the check has more rows than MaxRowsPerOp (%d)", b.caps.MaxRowsPerOp)
 	}
 	quietAfterRefusals(b, refused, regions...)
 }
@@ -102,10 +104,7 @@ func (b *bench) refusedOnly(ws []*watch) {
 // untouched reports any arena byte that lost its canary.
 func (b *bench) untouched(why string, skip ...contract.Span) {
 	b.r.Helper()
-	for _, a := range b.arenas {
-		if a.freed {
-			continue
-		}
+	for _, a := range b.lent() {
 		if off, bad := a.stray(skip...); bad {
 			b.r.Errorf("region %s: the byte at offset %d (of a region of %d bytes; negative or past the end is a guard page) was written: %s",
 				a.label, off, a.region.Len, why)

@@ -50,6 +50,24 @@ type Harness struct {
 	// (see the package documentation, "Names and keys"), is KeyPrefix +
 	// the name, escaped, + a fill of '~'. The hooks take keys.
 	KeyPrefix string
+
+	// Thorough also runs what can only be caught by waiting out Wait:
+	// before the run ends it waits until Wait has passed since the last
+	// access end it saw and the last Drain that answered true, and then
+	// looks once more for memory touched after an access ended and for
+	// onChange calls after a Drain that answered true; and second-put
+	// waits, within Wait, for a second put while the first is still
+	// held. A thorough run takes about one Wait longer (more for a driver
+	// with a single worker). The suite's own self-test runs thorough.
+	Thorough bool
+
+	// LendDevice makes the suite label every region it lends Device
+	// instead of Host; the memory is still host memory the suite maps.
+	// It is for a driver that declares DeviceMemory and moves host
+	// memory labelled Device (memdrv does), so that the device-kind
+	// paths of registration and admission run. Run refuses it for a
+	// driver that does not declare DeviceMemory.
+	LendDevice bool
 }
 
 // Subject is one driver under test and the scenario hooks a harness can
@@ -149,6 +167,12 @@ type Gate interface {
 // harness's hooks cannot stage it. A check never frees memory an
 // admitted operation may still touch: memory whose release it cannot
 // justify is kept for the life of the process and logged.
+//
+// When every check has run, Run looks once more (after waiting out Wait,
+// with Harness.Thorough) for memory touched after an access ended and
+// for late callbacks, reports what it finds on t, each finding naming
+// its check, unmaps the memory it may free, and logs a summary: the
+// checks run, passed, failed and skipped, each skip with its reason.
 func Run(t *testing.T, h Harness) {
 	t.Helper()
 	run(testReporter{t}, h)
@@ -171,12 +195,14 @@ func run(r reporter, h Harness) {
 			r.Errorf("conformance: Harness.Only names %q, which is no check", name)
 		}
 	}
+	rs := newRunState(&h)
 	for _, c := range suite {
 		if len(h.Only) > 0 && !slices.Contains(h.Only, c.name) {
 			continue
 		}
-		r.Run(c.name, func(r reporter) { runCheck(r, &h, c) })
+		r.Run(c.name, func(r reporter) { runCheck(r, rs, c) })
 	}
+	rs.finish(r)
 }
 
 func (h Harness) withDefaults() Harness {
@@ -200,13 +226,17 @@ type Check struct {
 	Name string
 	// Proves says in one line what a pass shows about the driver.
 	Proves string
+	// Needs says which hooks of the [Subject] and which Capabilities
+	// the check needs to run at all (it skips without them, saying
+	// which), or "nothing".
+	Needs string
 }
 
 // Checks returns every check of the suite, in the order Run runs them.
 func Checks() []Check {
 	out := make([]Check, len(suite))
 	for i, c := range suite {
-		out[i] = Check{Name: c.name, Proves: c.proves}
+		out[i] = Check{Name: c.name, Proves: c.proves, Needs: c.needs}
 	}
 	return out
 }

@@ -20,18 +20,21 @@ type lending struct {
 func (b *bench) lend(slots int, kind contract.MemoryKind) *arena {
 	b.r.Helper()
 	b.seq++
-	a, err := mapArena(fmt.Sprintf("r%d", b.seq), b.h.SlotBytes, slots, kind)
+	a, err := mapArena(&b.mem, fmt.Sprintf("r%d", b.seq), b.h.SlotBytes, slots, kind)
 	if err != nil {
 		b.r.Fatalf("%v", err)
 	}
+	b.mem.Lock()
 	b.arenas = append(b.arenas, a)
+	b.mem.Unlock()
 	return a
 }
 
-// region lends and registers a host region of slots slots.
+// region lends and registers a region of slots slots, of the kind the
+// suite lends (Host, or Device with Harness.LendDevice).
 func (b *bench) region(slots int) *arena {
 	b.r.Helper()
-	a := b.lend(slots, contract.Host)
+	a := b.lend(slots, b.kind())
 	if _, err := b.register(a); err != nil {
 		b.r.Fatalf("Register of region %s (%d slots of %d bytes): %v", a.label, slots, b.h.SlotBytes, err)
 	}

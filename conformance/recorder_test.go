@@ -149,3 +149,18 @@ func (r *record) logged() []string {
 	}
 	return out
 }
+
+// rootFindings returns the errors recorded on r itself (not under it)
+// that name the check (or sub-check) check: what the end of a run found
+// of that check after it ended.
+func (r *record) rootFindings(check string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, e := range r.errors {
+		if strings.HasPrefix(e, check+": ") || strings.HasPrefix(e, check+"/") {
+			out = append(out, e)
+		}
+	}
+	return out
+}

@@ -27,9 +27,17 @@ func TestMemdrv(t *testing.T) {
 		{"get-only", memdrv.Options{Get: true}, false},
 		{"together", memdrv.Options{}, true},
 		{"hints-multispan-capped", memdrv.Options{Hints: true, MultiSpan: true, MaxRowsPerOp: 2, NoCancel: true}, false},
+		{"device-memory", memdrv.Options{DeviceMemory: true}, false},
+		{"no-absent-is-miss", memdrv.Options{NoAbsentIsMiss: true}, false},
+		{"thorough", memdrv.Options{}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			Run(t, memHarness(c.opts, c.together))
+			h := memHarness(c.opts, c.together)
+			h.LendDevice = c.opts.DeviceMemory
+			if c.name == "thorough" {
+				h.Thorough, h.Wait = true, time.Second
+			}
+			Run(t, h)
 		})
 	}
 }
@@ -43,14 +51,19 @@ func TestRunBareHarness(t *testing.T) {
 	}})
 	require.Empty(t, root.findings())
 	for name, hook := range map[string]string{
-		"held-row/get":         "no Hold hook",
-		"cancel/put":           "no Pause hook",
-		"crash/get":            "no Crash hook",
-		"writer-holds-key/put": "no Writing hook",
-		"unprovable-terminal":  "no UnprovableGets hook",
-		"full-store":           "no Full hook",
-		"exact-key/put":        "no Object hook",
-		"exact-key/get":        "no Seed hook",
+		"held-row/get":          "no Hold hook",
+		"cancel/put":            "no Pause hook",
+		"crash/get":             "no Crash hook",
+		"writer-holds-key/put":  "no Writing hook",
+		"unprovable-terminal":   "no UnprovableGets hook",
+		"full-store":            "no Full hook",
+		"exact-key/put":         "no Object hook",
+		"exact-key/get":         "no Seed hook",
+		"second-put":            "no Hold hook",
+		"cancel-running/get":    "no Hold hook",
+		"drain-deadline/put":    "no Hold hook",
+		"unregister-queued/put": "no Pause hook",
+		"verdict-order/put":     "no Writing hook",
 	} {
 		r := root.find(name)
 		require.NotNil(t, r, name)
@@ -58,6 +71,35 @@ func TestRunBareHarness(t *testing.T) {
 		assert.Contains(t, r.skip, hook, name)
 	}
 	assert.Contains(t, root.find("together-busy/put").skip, "does not implement RegionsTogether")
+	for _, name := range []string{"drain-busy-callback/put", "rejects-after-false-drain/get", "close-after-false-drain/put", "verdict-order/get"} {
+		r := root.find(name)
+		require.NotNil(t, r, name)
+		assert.False(t, r.skipped, "%s needs no hook, yet skipped: %s", name, r.skip)
+	}
+
+	// The summary says what ran and why the rest did not.
+	summary := strings.Join(root.logs, "\n")
+	assert.Contains(t, summary, "conformance summary (normal): 73 checks: 34 passed, 0 failed, 39 skipped")
+	assert.Contains(t, summary, "skipped (hook missing): held-row/get: the harness cannot hold a get inside the store (no Hold hook)")
+	assert.Contains(t, summary, "skipped (capability not declared): multi-span/put: the driver does not declare MultiSpan")
+	assert.Contains(t, summary, "not run: the run: puts' objects are not read back after their access ended")
+}
+
+// TestRunNotesWhatTheCapLeavesOut: under a MaxRowsPerOp of 2 the cases of
+// three rows and more are not sent, and the run says so, case by case.
+func TestRunNotesWhatTheCapLeavesOut(t *testing.T) {
+	h := memHarness(memdrv.Options{MaxRowsPerOp: 2}, false)
+	h.Only = []string{"duplicate-key"}
+	root := &record{}
+	run(root, h)
+	require.Empty(t, root.findings())
+	assert.True(t, anyContains(root.find("duplicate-key").logged(),
+		`not run: the put case "a name again after another": its 3 rows are over MaxRowsPerOp 2, and the binding never sends such a batch`))
+	summary := strings.Join(root.logs, "\n")
+	for _, dir := range []string{"put", "get"} {
+		assert.Contains(t, summary, "not run: duplicate-key: the "+dir+` case "a name again after another": its 3 rows are over MaxRowsPerOp 2`)
+		assert.Contains(t, summary, "not run: duplicate-key: the "+dir+` case "a name again in a batch of 10 rows": its 10 rows are over MaxRowsPerOp 2`)
+	}
 }
 
 // TestRunKeyPrefixNUL: a KeyPrefix with a NUL byte fails Run before any
@@ -133,30 +175,34 @@ func TestProbeUnprovableSkips(t *testing.T) {
 }
 
 // TestChecks holds the list of checks to its promises: enough of them,
-// unique names, and doc.go listing each, in order, with its Proves line.
+// unique names, and doc.go listing each, in order, with its Proves line,
+// and again with its Needs line.
 func TestChecks(t *testing.T) {
 	checks := Checks()
-	require.GreaterOrEqual(t, len(checks), 25)
+	require.GreaterOrEqual(t, len(checks), 45)
 	seen := map[string]bool{}
-	var want []string
+	var proves, needs []string
 	for _, c := range checks {
 		assert.False(t, seen[c.Name], "check %q listed twice", c.Name)
 		seen[c.Name] = true
 		assert.NotEmpty(t, c.Proves, c.Name)
-		want = append(want, c.Name+": "+c.Proves+".")
+		assert.NotEmpty(t, c.Needs, c.Name)
+		proves = append(proves, c.Name+": "+c.Proves+".")
+		needs = append(needs, c.Name+": "+c.Needs+".")
 	}
-	assert.Equal(t, want, docChecks(t))
+	assert.Equal(t, proves, docList(t, "// # The checks\n", "// # What each check needs\n"))
+	assert.Equal(t, needs, docList(t, "// # What each check needs\n", "// # Decisions\n"))
 }
 
-// docChecks returns the entries of doc.go's list of checks, "name:
-// proves.", each with its wrapped lines joined.
-func docChecks(t *testing.T) []string {
+// docList returns the entries of the list in doc.go between two
+// headings, "name: text.", each with its wrapped lines joined.
+func docList(t *testing.T, from, to string) []string {
 	doc, err := os.ReadFile("doc.go")
 	require.NoError(t, err)
 	text := string(doc)
-	start := strings.Index(text, "// # The checks\n")
-	end := strings.Index(text, "// # Decisions\n")
-	require.True(t, start >= 0 && end > start, "doc.go has no section \"The checks\" before \"Decisions\"")
+	start := strings.Index(text, from)
+	end := strings.Index(text, to)
+	require.True(t, start >= 0 && end > start, "doc.go has no section %q before %q", from, to)
 	var out []string
 	for _, line := range strings.Split(text[start:end], "\n") {
 		switch {

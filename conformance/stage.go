@@ -33,7 +33,7 @@ func (b *bench) stage(name string, data []byte, viaPut bool) {
 	case b.sub.Seed != nil:
 		b.seed(b.keyOf(name), data)
 	default:
-		b.r.Skipf("the check needs an object in the store: the driver does not put and the harness has no Seed hook")
+		b.skip(skipHook, "the check needs an object in the store: the driver does not put and the harness has no Seed hook")
 	}
 }
 
@@ -43,17 +43,24 @@ func (b *bench) seed(key string, data []byte) {
 	b.hook("Seed", func() { b.sub.Seed(key, data) })
 }
 
+// scratchSlots is the size of a scratch region: four objects of up to
+// two slots each, every one in memory of its own, so that the memory of
+// a staging put stays watched after its access ended (see seal) rather
+// than reused by the next.
+const scratchSlots = 8
+
 // stageByPut puts data as the row named name from the scratch region.
 func (b *bench) stageByPut(name string, data []byte) {
 	b.r.Helper()
 	if int64(len(data)) > 2*b.h.SlotBytes {
 		b.r.Fatalf("conformance: staged object of %d bytes is over two slots", len(data))
 	}
-	if b.scratch == nil {
-		b.scratch = b.region(2)
+	if b.scratch == nil || b.scratchN+2 > b.scratch.region.SlotCount {
+		b.scratch, b.scratchN = b.region(scratchSlots), 0
 	}
-	s := b.scratch.spanAt(0, int64(len(data)))
-	copy(b.scratch.bytesOf(s), data)
+	s := b.scratch.spanAt(int64(b.scratchN)*b.h.SlotBytes, int64(len(data)))
+	b.scratchN += 2
+	b.write(b.scratch, s, data)
 	w := b.admit(PutDir, b.batch(row(name, s)), nil, nil)
 	st := w.settle()
 	b.provable(w, st, "staging an object")
@@ -97,7 +104,7 @@ func (b *bench) readBack(name string, n int, viaGet bool) (data []byte, ok bool)
 		}
 		return data, ok
 	}
-	b.r.Skipf("the check needs to read the store: the driver does not get and the harness has no Object hook")
+	b.skip(skipHook, "the check needs to read the store: the driver does not get and the harness has no Object hook")
 	return nil, false
 }
 
@@ -108,7 +115,7 @@ func (b *bench) readBack(name string, n int, viaGet bool) (data []byte, ok bool)
 func (b *bench) provable(w *watch, st contract.OpState, what string) {
 	b.r.Helper()
 	if st.Access == contract.Unprovable {
-		b.r.Skipf("%s, for %s: access unprovable, so the check cannot go on; the memory of the row is kept", w.label, what)
+		b.skip(skipDriver, "%s, for %s: access unprovable, so the check cannot go on; the memory of the row is kept", w.label, what)
 	}
 }
 
@@ -126,11 +133,11 @@ func (b *bench) moveRow(a *arena, i int) bool {
 	probe := b.batch(row(name, a.span(i)))
 	var w *watch
 	if b.caps.Put {
-		a.fill(i, data)
+		b.fill(a, i, data)
 		w = b.admit(PutDir, probe, nil, nil)
 	} else {
 		if b.sub.Seed == nil {
-			b.r.Skipf("proving region %s live needs a row through it: the driver does not put and the harness has no Seed hook", a.label)
+			b.skip(skipHook, "proving region %s live needs a row through it: the driver does not put and the harness has no Seed hook", a.label)
 		}
 		b.seed(probe.Key(0), data)
 		w = b.admit(GetDir, probe, nil, nil)

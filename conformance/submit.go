@@ -19,6 +19,7 @@ func (b *bench) submit(dir Direction, batch contract.RowBatch, hint contract.Hin
 		prep(w)
 	}
 	w.beforeDrain = !b.drainedTrue.Load()
+	b.retireSpans(batch)
 	var op contract.Operation
 	var err error
 	name := "Put"
@@ -121,6 +122,7 @@ func (b *bench) drainWithin(ctx context.Context) bool {
 	}
 	if ok {
 		b.drainedTrue.Store(true)
+		b.run.event()
 		for _, w := range b.watches {
 			w.afterTrueDrain()
 		}
@@ -128,12 +130,25 @@ func (b *bench) drainWithin(ctx context.Context) bool {
 	return ok
 }
 
+// drainEnding calls Drain with a context that has Wait left and ends the
+// moment Drain first looks at it (see consulted): a Drain that waits
+// within its context sees it end while it waits. It returns Drain's
+// answer and whether Drain looked at the context.
+func (b *bench) drainEnding() (ok, looked bool) {
+	b.r.Helper()
+	ctx, cancel := b.bound()
+	defer cancel()
+	within := &consulted{Context: ctx, onConsult: cancel}
+	ok = b.drainWithin(within)
+	return ok, within.looked()
+}
+
 // hold asks the harness to hold rows in dir, and releases them at
 // teardown if the check does not.
 func (b *bench) hold(dir Direction) Gate {
 	b.r.Helper()
 	if b.sub.Hold == nil {
-		b.r.Skipf("the harness cannot hold a %v inside the store (no Hold hook)", dir)
+		b.skip(skipHook, "the harness cannot hold a %v inside the store (no Hold hook)", dir)
 	}
 	var g Gate
 	b.hook("Hold", func() { g = b.sub.Hold(dir) })
@@ -167,6 +182,22 @@ func (b *bench) await(wait func(context.Context) error) bool {
 	return ok && p == nil && err == nil
 }
 
+// awaitCallback waits, within Wait, for ch, which an onChange call
+// closes or sends on, and reports whether it came. A run that saw the
+// driver change an operation without calling onChange does not wait:
+// the check fails at once, saying where the driver was seen silent.
+func (b *bench) awaitCallback(ch <-chan struct{}, what string) bool {
+	b.r.Helper()
+	if in := b.run.silentIn(); in != "" {
+		b.r.Fatalf("%s needs onChange calls, and the driver was seen changing an operation without calling onChange (in %s): not waiting for one", what, in)
+	}
+	if b.await(arrived(ch)) {
+		return true
+	}
+	b.run.waitRanOut()
+	return false
+}
+
 // arrived returns a wait for ch to be closed or sent on, for await.
 func arrived(ch <-chan struct{}) func(context.Context) error {
 	return func(ctx context.Context) error {
@@ -183,7 +214,7 @@ func arrived(ch <-chan struct{}) func(context.Context) error {
 func (b *bench) pause() (resume func()) {
 	b.r.Helper()
 	if b.sub.Pause == nil {
-		b.r.Skipf("the harness cannot leave operations unstarted (no Pause hook)")
+		b.skip(skipHook, "the harness cannot leave operations unstarted (no Pause hook)")
 	}
 	b.hook("Pause", func() { resume = b.sub.Pause() })
 	if resume == nil {

@@ -6,7 +6,10 @@ import (
 	"github.com/kvshare/kvshare/contract"
 )
 
-// teardown drains, revokes, closes and frees, each only on proof.
+// teardown drains, revokes and closes, each only on proof; looks one last
+// time, within the check, at the memory and objects watched since their
+// operations' access ended; and decides which memory the end of the run
+// may unmap.
 func (b *bench) teardown() {
 	b.soft = true
 	for i := len(b.undo) - 1; i >= 0; i-- {
@@ -30,6 +33,13 @@ func (b *bench) teardown() {
 			}
 		}
 	}
+	// One more poll of every operation: a last look at each against the
+	// rules, and a driver call after every access end the check saw.
+	for _, w := range b.watches {
+		if w.operation() != nil && !b.hung && !b.closed {
+			w.poll()
+		}
+	}
 	drained := false
 	if !b.hung && !b.closed {
 		drained = b.drain(false)
@@ -41,8 +51,14 @@ func (b *bench) teardown() {
 			}
 		}
 	}
+	if !b.hung {
+		for _, f := range b.putFindings() {
+			b.r.Errorf("%s", f)
+		}
+	}
 	if drained && !b.closed && !b.hung && b.allRevoked() {
 		var err error
+		b.calm.Store(true)
 		done, p := b.call("Close", func() { err = b.d.Close() })
 		switch {
 		case !done: // reported by call
@@ -54,23 +70,55 @@ func (b *bench) teardown() {
 			b.closed = true
 		}
 	}
-	for _, w := range b.watches {
-		if n := w.lateCalls.Load(); n > 0 && w.beforeDrain {
-			b.r.Errorf("%s: onChange was called %d time(s) after Drain returned true: no callback follows a Drain that returned true", w.label, n)
-		}
+	b.calm.Store(true)
+	for _, f := range b.lateFindings() {
+		b.r.Errorf("%s", f)
 	}
-	for _, a := range b.arenas {
-		if a.freed {
-			continue
-		}
+	for _, a := range b.lent() {
 		if why := b.keepReason(a); why != "" {
 			b.r.Logf("kept region %s (%d bytes) mapped for the life of the process: %s", a.label, len(a.mem), why)
 			continue
 		}
+		b.freeable = append(b.freeable, a)
+	}
+}
+
+// lateFindings returns what the suite finds only after the fact, and has
+// not reported yet: memory watched since an access end that changed,
+// onChange calls after a Drain that returned true, and what onChange
+// calls found. The teardown reports them within the check, and the end
+// of the run once more, for whatever came after the check ended.
+func (b *bench) lateFindings() []string {
+	out := b.memoryFindings()
+	for _, w := range b.watches {
+		out = append(out, w.findings()...)
+		out = append(out, w.lateFindings()...)
+	}
+	return out
+}
+
+// lent returns the arenas of the check, in the order it lent them.
+func (b *bench) lent() []*arena {
+	b.mem.Lock()
+	defer b.mem.Unlock()
+	return append([]*arena(nil), b.arenas...)
+}
+
+// unmap unmaps the memory the teardown found free, unless something
+// found since says the driver may still touch it. Only the end of the
+// run calls it, after its last look.
+func (b *bench) unmap(r reporter) {
+	r.Helper()
+	for _, a := range b.freeable {
+		if a.keep != "" {
+			r.Logf("%s: kept region %s (%d bytes) mapped for the life of the process: %s", b.name, a.label, len(a.mem), a.keep)
+			continue
+		}
 		if err := a.free(); err != nil {
-			b.r.Errorf("conformance: unmapping region %s: %v", a.label, err)
+			r.Errorf("%s: conformance: unmapping region %s: %v", b.name, a.label, err)
 		}
 	}
+	b.freeable = nil
 }
 
 func (b *bench) allRevoked() bool {

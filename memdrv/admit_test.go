@@ -180,6 +180,7 @@ func TestCapabilities(t *testing.T) {
 			contract.Capabilities{Put: true, Get: true, Cancel: true, AbsentIsMiss: true, DeviceMemory: true, MultiSpan: true, Hints: true, MaxRowsPerOp: 7},
 		},
 		{"negative cap", memdrv.Options{MaxRowsPerOp: -1}, contract.Capabilities{Put: true, Get: true, Cancel: true, AbsentIsMiss: true}},
+		{"no AbsentIsMiss", memdrv.Options{NoAbsentIsMiss: true}, contract.Capabilities{Put: true, Get: true, Cancel: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -46,8 +46,9 @@
 //     without reaching the store; an object beyond the store's capacity is
 //     Declined. A get of an object of exactly the row's size is Ready; a
 //     shorter object lands in the head of the row's spans and is a Fault;
-//     a longer one is a Fault with nothing written; an absent key is Miss;
-//     a key being written is NotReady. No byte outside a row's spans is
+//     a longer one is a Fault with nothing written; an absent key is Miss
+//     (Fault, nothing written, with [Options.NoAbsentIsMiss]); a key being
+//     written is NotReady. No byte outside a row's spans is
 //     ever written, and an object is visible whole or not at all.
 //   - Results, then access end, each recorded once. A row's status is
 //     recorded only after the worker is done with its memory; access
@@ -160,4 +161,15 @@
 //     driver.
 //   - [Driver.OnRowEnd] lets package broken bend a verdict or a write at
 //     the end of a row; a driver without it installed runs none of it.
+//     [RowEnd] says why a row ended as it did where the status alone does
+//     not (OwnWrite: a put of this driver was writing the key; Absent: the
+//     store held no object), so a broken driver can bend exactly one case.
+//   - Without AbsentIsMiss ([Options.NoAbsentIsMiss]) an absent key ends
+//     Fault with nothing written and access Ended: the contract allows
+//     Fault, even with access unprovable, and memdrv takes the milder
+//     form so that the shape runs every check (an unprovable answer
+//     would end the checks that read an absent key as skips).
+//   - [Driver.Busy] and [Driver.RowsIn] expose what Drain and Unregister
+//     decide from, for tests and broken drivers that must tell a row
+//     queued from one running.
 package memdrv

@@ -24,8 +24,8 @@ var ErrStagedFailure = errors.New("memdrv: staged registration failure")
 // memory when asked for), one region per registration, rows run by a
 // small set of worker goroutines of its own in FIFO order. Its
 // capabilities: the directions of [Options], Cancel (unless NoCancel),
-// AbsentIsMiss, and DeviceMemory, Hints, MultiSpan and MaxRowsPerOp as
-// [Options] say.
+// AbsentIsMiss (unless NoAbsentIsMiss), and DeviceMemory, Hints,
+// MultiSpan and MaxRowsPerOp as [Options] say.
 //
 // Besides the driver methods it has scenario hooks that make the store
 // misbehave on purpose (see the package documentation). Every method is
@@ -69,8 +69,8 @@ type registration struct {
 	lent    []*Memory // the Alloc'd memory it covers, counted in the ledger
 }
 
-// New returns a driver over s with the options o. AbsentIsMiss is always
-// declared.
+// New returns a driver over s with the options o. AbsentIsMiss is
+// declared unless o.NoAbsentIsMiss.
 func New(s *Store, o Options) *Driver {
 	log := o.Logger
 	if log == nil {

@@ -117,13 +117,21 @@ func (op *operation) endAccessLocked() {
 
 // rowOf returns the first row with a span overlapping r, or -1.
 func (op *operation) rowOf(r contract.SlotRegion) int {
-	lo, hi := r.Base, r.Base+uintptr(r.Len)
-	for i, row := range op.batch.Rows {
-		for _, s := range row.Spans {
-			if s.Addr < hi && s.End() > lo {
-				return i
-			}
+	for i := range op.batch.Rows {
+		if op.rowIn(i, r) {
+			return i
 		}
 	}
 	return -1
+}
+
+// rowIn reports whether a span of row i overlaps r.
+func (op *operation) rowIn(i int, r contract.SlotRegion) bool {
+	lo, hi := r.Base, r.Base+uintptr(r.Len)
+	for _, s := range op.batch.Rows[i].Spans {
+		if s.Addr < hi && s.End() > lo {
+			return true
+		}
+	}
+	return false
 }

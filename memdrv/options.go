@@ -27,6 +27,11 @@ type Options struct {
 	// NoCancel makes the driver not declare Capabilities.Cancel:
 	// Operation.Cancel then does nothing.
 	NoCancel bool
+	// NoAbsentIsMiss makes the driver not declare
+	// Capabilities.AbsentIsMiss, and act as a store that cannot tell an
+	// absent key from a failed read: a get of an absent key ends Fault
+	// (its slot untouched, its access Ended) instead of Miss.
+	NoAbsentIsMiss bool
 	// Logger receives the driver's logs (panics recovered in workers and
 	// callbacks); nil means slog.Default().
 	Logger *slog.Logger
@@ -38,7 +43,7 @@ func (o Options) capabilities() contract.Capabilities {
 		Put:          o.Put,
 		Get:          o.Get,
 		Cancel:       !o.NoCancel,
-		AbsentIsMiss: true,
+		AbsentIsMiss: !o.NoAbsentIsMiss,
 		DeviceMemory: o.DeviceMemory,
 		MultiSpan:    o.MultiSpan,
 		Hints:        o.Hints,

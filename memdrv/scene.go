@@ -146,6 +146,56 @@ func (d *Driver) Unprovable() int {
 	return len(d.unprovable)
 }
 
+// Busy returns the number of rows a worker is running now plus the
+// callbacks being delivered: what Drain waits for.
+func (d *Driver) Busy() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.busy
+}
+
+// RegionRows counts the rows whose spans overlap one region, by where
+// their operation stands (see [Driver.RowsIn]).
+type RegionRows struct {
+	// Queued rows belong to an operation with access Open and no worker
+	// took them yet.
+	Queued int
+	// Running rows were taken by a worker and are not final yet.
+	Running int
+	// Unprovable rows belong to an operation whose access is Unprovable.
+	Unprovable int
+}
+
+// RowsIn counts, for the region r, the rows with a span overlapping it
+// that keep it busy: rows of operations with access Open, queued or
+// running, and rows of Unprovable operations. Final rows of Open
+// operations are not counted, though their operation keeps the region
+// busy all the same.
+func (d *Driver) RowsIn(r contract.SlotRegion) RegionRows {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var n RegionRows
+	for op := range d.open {
+		for i := range op.batch.Rows {
+			switch {
+			case !op.rowIn(i, r) || op.rows[i] != contract.Pending:
+			case op.taken[i]:
+				n.Running++
+			default:
+				n.Queued++
+			}
+		}
+	}
+	for _, op := range d.unprovable {
+		for i := range op.batch.Rows {
+			if op.rowIn(i, r) {
+				n.Unprovable++
+			}
+		}
+	}
+	return n
+}
+
 // Admitted returns the number of operations admitted in dir so far.
 func (d *Driver) Admitted(dir Direction) int {
 	mustBeValid(dir)
@@ -195,6 +245,13 @@ type RowEnd struct {
 	Object []byte
 	// Status is memdrv's verdict.
 	Status contract.RowStatus
+	// OwnWrite says, for a put, that another put of this driver was
+	// writing Key when a worker took the row, so the store was not asked
+	// and Status is NotReady.
+	OwnWrite bool
+	// Absent says, for a get, that the store held no object under Key
+	// (Status is Miss, or Fault without AbsentIsMiss).
+	Absent bool
 }
 
 // OnRowEnd installs f, called on the worker after every later row's store

@@ -36,13 +36,20 @@ func (d *Driver) put(row contract.Row, key string) contract.RowStatus {
 // get reads the object under key into the row's spans. Only an object of
 // exactly the row's size is Ready. A shorter one lands in the head of
 // the spans and is a Fault; a longer one is a Fault with nothing
-// written. No byte outside the spans is ever written.
+// written. An absent key is Miss, or Fault (nothing written) for a
+// driver that does not declare AbsentIsMiss. No byte outside the spans
+// is ever written.
 func (d *Driver) get(row contract.Row, key string, sc sceneRow) rowEnd {
 	if sc.unprovable {
 		return rowEnd{status: contract.Fault, unprovable: true}
 	}
 	obj, verdict := d.store.lookup(key)
-	if verdict != contract.Ready {
+	switch {
+	case verdict == contract.Miss && !d.caps.AbsentIsMiss:
+		return rowEnd{status: contract.Fault, absent: true}
+	case verdict == contract.Miss:
+		return rowEnd{status: verdict, absent: true}
+	case verdict != contract.Ready:
 		return rowEnd{status: verdict}
 	}
 	end := rowEnd{status: contract.Fault, object: obj}

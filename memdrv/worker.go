@@ -88,7 +88,7 @@ func (d *Driver) runRow(t task) {
 	row, key := t.op.batch.Rows[t.row], t.op.keys[t.row]
 	end := d.execute(t, row, key)
 	if t.rowEnd != nil {
-		st := t.rowEnd(RowEnd{Dir: t.op.dir, Key: key, Spans: row.Spans, Object: end.object, Status: end.status})
+		st := t.rowEnd(RowEnd{Dir: t.op.dir, Key: key, Spans: row.Spans, Object: end.object, Status: end.status, OwnWrite: end.ownWrite, Absent: end.absent})
 		if st.Final() {
 			end.status = st
 		}
@@ -111,13 +111,15 @@ type rowEnd struct {
 	unprovable bool   // the row's access can never be proven ended
 	crashed    bool   // the store call panicked
 	object     []byte // a get's object, when the store held a complete one
+	ownWrite   bool   // a put of this driver was writing the key: the store was not asked
+	absent     bool   // a get found no object under the key
 }
 
 // execute runs the store call of a taken row under its key, turning a
 // panic inside it into a Fault.
 func (d *Driver) execute(t task, row contract.Row, key string) (end rowEnd) {
 	if t.notReady {
-		return rowEnd{status: contract.NotReady}
+		return rowEnd{status: contract.NotReady, ownWrite: true}
 	}
 	defer func() {
 		if p := recover(); p != nil {

@@ -118,20 +118,31 @@ func (c *counter) inc()       { c.n.Add(1) }
 func (c *counter) get() int64 { return c.n.Load() }
 
 func TestRules(t *testing.T) {
-	rules := broken.Rules()
-	assert.Equal(t, []broken.Rule{
+	first := []broken.Rule{
 		broken.WrongResultCount, broken.NoOnChange, broken.OnChangeAfterDrain,
 		broken.AccessEndsBeforeResults, broken.ResultsChangeAfterFinal, broken.UnregisterWhileBusy,
 		broken.DrainTrueWhileLive, broken.UnwrappedError, broken.WritesOutsideSpan,
 		broken.LongObjectSpills, broken.ShortObjectReady, broken.ReadyForAbsent,
 		broken.IgnoresCancel, broken.UnprovableNotTerminal, broken.PanicsInPut, broken.NilOperation,
-	}, rules, "every rule, in the agreed order")
+	}
+	assert.Equal(t, first, broken.Rules(), "the first sixteen, in the agreed order")
+	all := broken.AllRules()
+	assert.Equal(t, append(first,
+		broken.GetWritesAfterEnd, broken.PutRereadsAfterEnd, broken.CancelEndsRunningRow,
+		broken.UnregisterIgnoresQueued, broken.DrainIgnoresCallbacks, broken.DrainTrueWhenDeadline,
+		broken.DrainTrueUnprovableWithTime, broken.AdmitsAfterFalseDrain, broken.CloseAfterFalseDrain,
+		broken.RowsReversed, broken.SecondPutReady, broken.LateOnChangeAfterDrain,
+		broken.DrainCallbackUnderLock, broken.DeviceRefused,
+	), all, "every rule, in the agreed order")
 	seen := map[broken.Rule]bool{}
-	for _, r := range rules {
+	for _, r := range all {
 		assert.False(t, seen[r], "rule %s twice", r)
 		seen[r] = true
 		assert.NotEmpty(t, r.String())
 	}
+	all[0] = "changed"
+	assert.Equal(t, broken.WrongResultCount, broken.AllRules()[0], "a fresh slice each time")
+	rules := broken.Rules()
 	rules[0] = "changed"
 	assert.Equal(t, broken.WrongResultCount, broken.Rules()[0], "a fresh slice each time")
 }

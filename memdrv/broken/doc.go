@@ -9,16 +9,20 @@
 // doc comment of each Rule says which rule it breaks and how the
 // deviation shows. [Driver.Inner] exposes the wrapped driver, so the
 // scenario hooks of memdrv stage what a deviation needs (a held get, an
-// unprovable get, a short object).
+// unprovable get, a short object). [AllRules] lists every rule; [Rules]
+// the first sixteen, as it always did.
 //
 // # What it promises
 //
 // The deviation happens whenever its trigger does, deterministically: a
-// test that stages the trigger sees it every time. Everything else is
-// memdrv's behaviour. Memory outside registered regions is never
-// written, even by the rules that write outside a span: a stray write
-// lands only where a live registration covers it, so a broken driver can
-// corrupt a canary but never the process.
+// test that stages the trigger sees it every time (LateOnChangeAfterDrain
+// acts a fixed, short time after its trigger; a test waits that long).
+// Everything else is memdrv's behaviour. Memory outside registered
+// regions is never written, even by the rules that write outside a span
+// or after access ended: a stray or late write lands only where a live
+// registration of the wrapped driver covers it, so a broken driver can
+// corrupt a canary, or memory its lender was told it may reuse, but never
+// the process.
 //
 // # What it refuses
 //
@@ -26,6 +30,10 @@
 //
 // # Decisions
 //
+//   - Rules keeps returning the first sixteen rules and AllRules returns
+//     every one: a consumer with a table that needs an entry for each
+//     rule (the binding's containment test) keeps passing when rules are
+//     added here, and moves to AllRules when it takes the new ones up.
 //   - OnChangeAfterDrain delivers its late callbacks synchronously, in the
 //     caller's goroutine, at the start of the next Drain, Unregister or
 //     Close after a Drain that returned true, so a test sees them without
@@ -47,4 +55,52 @@
 //     remembers between polls (the rows it showed Ready) lives in the
 //     operation, never in dst, so a caller that polls into one buffer
 //     again and again sees the same deviation as one that passes nil.
+//   - GetWritesAfterEnd and PutRereadsAfterEnd act at "the next call": the
+//     first call of the driver, or of any of its operations (Poll and
+//     Cancel included), after a Poll reported the operation's access
+//     Ended. Tying it to a Poll that said so, not to the access end
+//     itself, makes the deviation one a caller can always see: the memory
+//     is touched only after the caller was told it may reuse it. Each
+//     acts once per operation, and only for rows that ended Ready (a get
+//     writes back the bytes its spans held when the Poll reported the
+//     end; a put stores what its spans hold at the next call).
+//   - CancelEndsRunningRow lies from the Cancel on: every later Poll
+//     returns the same snapshot (rows not final then read Cancelled,
+//     access Ended), so the lie shows as memory touched after access
+//     ended, not as a final status that changed. The wrapped row runs on
+//     and calls its onChange when it ends.
+//   - UnregisterIgnoresQueued answers nil as UnregisterWhileBusy does
+//     (the region stays registered in the wrapped driver until no longer
+//     busy), but only when every row keeping the region busy is queued:
+//     a running row or an Unprovable operation is still counted. It reads
+//     the counts from [memdrv.Driver.RowsIn].
+//   - The Drain rules lie only in Drain's answer, as DrainTrueWhileLive
+//     does, and each only in its case: DrainIgnoresCallbacks when nothing
+//     but callbacks keeps the answer false ([memdrv.Driver.Busy] > 0, no
+//     operation open or Unprovable); DrainTrueWhenDeadline when the
+//     context had time at the call and ended during it;
+//     DrainTrueUnprovableWithTime when the context still has time and
+//     only Unprovable operations are left. AdmitsAfterFalseDrain does not
+//     call the wrapped Drain at all when its answer is false for sure (a
+//     context already ended, work running), which is what leaves
+//     admission open.
+//   - CloseAfterFalseDrain answers nil without closing the wrapped
+//     driver, whose Close keeps refusing.
+//   - LateOnChangeAfterDrain calls back lateBy (5 ms) after each Drain
+//     that returned true, on a timer's goroutine: late enough that a
+//     caller looking at once sees nothing, early enough for any wait.
+//   - DrainCallbackUnderLock's lock is a channel, not a mutex: in a
+//     testing/synctest bubble a goroutine waiting for a channel is
+//     durably blocked, so a test can wait for it on a fake clock. Drain
+//     calls back, under the lock, after the wrapped Drain returned, for
+//     each operation that had a row pending before and has a row
+//     Cancelled after (the wrapped driver still delivers its own
+//     callbacks for them, outside the lock).
+//   - DeviceRefused declares DeviceMemory whatever the options say, like
+//     IgnoresCancel declares Cancel, and refuses a Device region before
+//     the wrapped driver is asked.
+//   - ReadyForAbsent bends every absent key's verdict, Miss or (without
+//     AbsentIsMiss) Fault, as [memdrv.RowEnd].Absent tells; SecondPutReady
+//     bends only a NotReady that [memdrv.RowEnd].OwnWrite says came from
+//     the driver's own put, never another writer's.
 package broken

@@ -17,11 +17,21 @@ import (
 type Driver struct {
 	rule  Rule
 	inner *memdrv.Driver
+	store *memdrv.Store
+	// pollLock is DrainCallbackUnderLock's lock: every Poll takes it, and
+	// Drain holds it while it calls back. It is a channel, not a mutex,
+	// so that a goroutine waiting for it is durably blocked in a
+	// testing/synctest bubble.
+	pollLock chan struct{}
 
-	mu        sync.Mutex
-	callbacks []func()                // OnChangeAfterDrain: every onChange given
-	armed     bool                    // OnChangeAfterDrain: a Drain returned true
-	owed      []contract.Registration // UnregisterWhileBusy: answered nil, still registered
+	mu          sync.Mutex
+	callbacks   []func()                // OnChangeAfterDrain, LateOnChangeAfterDrain: every onChange given
+	armed       bool                    // OnChangeAfterDrain: a Drain returned true
+	owed        []contract.Registration // UnregisterWhileBusy, UnregisterIgnoresQueued: answered nil, still registered
+	regions     map[contract.Registration]contract.SlotRegion
+	ops         []*operation // DrainCallbackUnderLock: every operation handed out
+	due         []afterEnd   // GetWritesAfterEnd, PutRereadsAfterEnd: effects for the next call
+	drainCalled bool         // CloseAfterFalseDrain
 }
 
 var _ contract.Driver = (*Driver)(nil)
@@ -32,7 +42,13 @@ func New(rule Rule, s *memdrv.Store, o memdrv.Options) (*Driver, error) {
 	if !slices.Contains(rules, rule) {
 		return nil, fmt.Errorf("broken: unknown rule %q", rule)
 	}
-	d := &Driver{rule: rule, inner: memdrv.New(s, o)}
+	d := &Driver{
+		rule:     rule,
+		inner:    memdrv.New(s, o),
+		store:    s,
+		pollLock: make(chan struct{}, 1),
+		regions:  make(map[contract.Registration]contract.SlotRegion),
+	}
 	if bend := rowEndFor(rule, d.inner); bend != nil {
 		d.inner.OnRowEnd(bend)
 	}
@@ -47,26 +63,42 @@ func (d *Driver) Rule() Rule { return d.rule }
 func (d *Driver) Inner() *memdrv.Driver { return d.inner }
 
 // Capabilities returns the wrapped driver's, with Cancel declared under
-// IgnoresCancel.
+// IgnoresCancel and DeviceMemory under DeviceRefused.
 func (d *Driver) Capabilities() contract.Capabilities {
 	c := d.inner.Capabilities()
-	if d.rule == IgnoresCancel {
+	switch d.rule {
+	case IgnoresCancel:
 		c.Cancel = true
+	case DeviceRefused:
+		c.DeviceMemory = true
 	}
 	return c
 }
 
-// Register registers r with the wrapped driver.
+// Register registers r with the wrapped driver; under DeviceRefused a
+// Device region is refused.
 func (d *Driver) Register(r contract.SlotRegion) (contract.Registration, error) {
-	return d.inner.Register(r)
+	d.enter()
+	if d.rule == DeviceRefused && r.Kind == contract.Device {
+		return 0, fmt.Errorf("%w: broken: device-refused: a Device region, though DeviceMemory is declared", contract.ErrDriverRejected)
+	}
+	reg, err := d.inner.Register(r)
+	if err == nil {
+		d.mu.Lock()
+		d.regions[reg] = r
+		d.mu.Unlock()
+	}
+	return reg, err
 }
 
 // Unregister revokes reg in the wrapped driver; under UnregisterWhileBusy
-// a busy region is answered nil (see [UnregisterWhileBusy]).
+// and UnregisterIgnoresQueued a busy region may be answered nil (see
+// there).
 func (d *Driver) Unregister(reg contract.Registration) error {
+	d.enter()
 	d.lateCallbacks()
 	err := d.inner.Unregister(reg)
-	if d.rule == UnregisterWhileBusy && errors.Is(err, memdrv.ErrRegionBusy) {
+	if errors.Is(err, memdrv.ErrRegionBusy) && d.liesAboutBusy(reg) {
 		d.mu.Lock()
 		d.owed = append(d.owed, reg)
 		d.mu.Unlock()
@@ -75,50 +107,61 @@ func (d *Driver) Unregister(reg contract.Registration) error {
 	return err
 }
 
+// liesAboutBusy reports whether the rule answers nil to Unregister of
+// the busy region reg.
+func (d *Driver) liesAboutBusy(reg contract.Registration) bool {
+	switch d.rule {
+	case UnregisterWhileBusy:
+		return true
+	case UnregisterIgnoresQueued:
+		d.mu.Lock()
+		r, ok := d.regions[reg]
+		d.mu.Unlock()
+		n := d.inner.RowsIn(r)
+		return ok && n.Queued > 0 && n.Running == 0 && n.Unprovable == 0
+	}
+	return false
+}
+
 // Put starts a put in the wrapped driver; under PanicsInPut it panics.
 func (d *Driver) Put(b contract.RowBatch, onChange func()) (contract.Operation, error) {
+	d.enter()
 	if d.rule == PanicsInPut {
 		panic("broken: panics-in-put: Put panics in the caller's goroutine")
 	}
 	op, err := d.inner.Put(b, d.callback(onChange))
-	return d.wrap(op, err)
+	return d.wrap(memdrv.PutDir, b, onChange, op, err)
 }
 
 // Get starts a get in the wrapped driver; under NilOperation it returns
 // (nil, nil) and admits nothing.
 func (d *Driver) Get(b contract.RowBatch, h contract.Hint, onChange func()) (contract.Operation, error) {
+	d.enter()
 	if d.rule == NilOperation {
 		return nil, nil
 	}
 	op, err := d.inner.Get(b, h, d.callback(onChange))
-	return d.wrap(op, err)
+	return d.wrap(memdrv.GetDir, b, onChange, op, err)
 }
 
-// Drain drains the wrapped driver (see [DrainTrueWhileLive] and
-// [OnChangeAfterDrain] for the deviations).
-func (d *Driver) Drain(ctx context.Context) bool {
-	d.lateCallbacks()
-	ok := d.inner.Drain(ctx)
-	if !ok && d.rule == DrainTrueWhileLive && d.inner.Live() > 0 {
-		return true
-	}
-	if ok {
-		d.settleOwed()
-		if d.rule == OnChangeAfterDrain {
-			d.mu.Lock()
-			d.armed = true
-			d.mu.Unlock()
-		}
-	}
-	return ok
-}
-
-// Close closes the wrapped driver, first revoking what
-// UnregisterWhileBusy still owes.
+// Close closes the wrapped driver, first revoking what UnregisterWhileBusy
+// and UnregisterIgnoresQueued still owe; under CloseAfterFalseDrain a
+// refused Close is answered nil once any Drain was called and no region
+// is registered.
 func (d *Driver) Close() error {
+	d.enter()
 	d.lateCallbacks()
 	d.settleOwed()
-	return d.inner.Close()
+	err := d.inner.Close()
+	if err != nil && d.rule == CloseAfterFalseDrain {
+		d.mu.Lock()
+		drained := d.drainCalled
+		d.mu.Unlock()
+		if drained && len(d.inner.Regions()) == 0 {
+			return nil
+		}
+	}
+	return err
 }
 
 // callback returns the onChange to hand the wrapped driver.
@@ -126,7 +169,7 @@ func (d *Driver) callback(onChange func()) func() {
 	switch d.rule {
 	case NoOnChange:
 		return nil
-	case OnChangeAfterDrain:
+	case OnChangeAfterDrain, LateOnChangeAfterDrain:
 		if onChange != nil {
 			d.mu.Lock()
 			d.callbacks = append(d.callbacks, onChange)
@@ -152,9 +195,8 @@ func (d *Driver) lateCallbacks() {
 	}
 }
 
-// settleOwed revokes, in the wrapped driver, the registrations
-// UnregisterWhileBusy answered nil for, as far as they are no longer
-// busy.
+// settleOwed revokes, in the wrapped driver, the registrations answered
+// nil while busy, as far as they are no longer busy.
 func (d *Driver) settleOwed() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -164,7 +206,7 @@ func (d *Driver) settleOwed() {
 }
 
 // wrap applies the deviations of Put's and Get's answers.
-func (d *Driver) wrap(op contract.Operation, err error) (contract.Operation, error) {
+func (d *Driver) wrap(dir memdrv.Direction, b contract.RowBatch, onChange func(), op contract.Operation, err error) (contract.Operation, error) {
 	if err != nil {
 		if d.rule == UnwrappedError {
 			return nil, errors.New(err.Error())
@@ -172,8 +214,71 @@ func (d *Driver) wrap(op contract.Operation, err error) (contract.Operation, err
 		return nil, err
 	}
 	switch d.rule {
-	case WrongResultCount, AccessEndsBeforeResults, ResultsChangeAfterFinal, UnprovableNotTerminal, IgnoresCancel:
-		return &operation{rule: d.rule, inner: op}, nil
+	case WrongResultCount, AccessEndsBeforeResults, ResultsChangeAfterFinal, UnprovableNotTerminal, IgnoresCancel,
+		CancelEndsRunningRow, RowsReversed:
+		return &operation{d: d, rule: d.rule, inner: op}, nil
+	case GetWritesAfterEnd, PutRereadsAfterEnd, DrainCallbackUnderLock:
+		o := &operation{d: d, rule: d.rule, inner: op, dir: dir, onChange: onChange}
+		if d.rule == PutRereadsAfterEnd {
+			o.keys = make([]string, b.Len())
+			for i := range b.Rows {
+				o.keys[i] = b.Key(i)
+			}
+		}
+		for _, r := range b.Rows {
+			o.spans = append(o.spans, slices.Clone(r.Spans))
+		}
+		d.mu.Lock()
+		d.ops = append(d.ops, o)
+		d.mu.Unlock()
+		return o, nil
 	}
 	return op, nil
+}
+
+// Drain drains the wrapped driver (see the Drain rules for the
+// deviations).
+func (d *Driver) Drain(ctx context.Context) bool {
+	d.enter()
+	d.lateCallbacks()
+	d.mu.Lock()
+	d.drainCalled = true
+	d.mu.Unlock()
+	early := ctx.Err() != nil
+	if d.rule == AdmitsAfterFalseDrain && early && (d.inner.Live() > 0 || d.inner.Busy() > 0) {
+		return false // stops nothing
+	}
+	var pending []*operation
+	if d.rule == DrainCallbackUnderLock {
+		pending = d.opsWithPendingRows()
+	}
+	ok := d.inner.Drain(ctx)
+	if !ok && d.liesAboutDrain(early, ctx) {
+		return true
+	}
+	if d.rule == DrainCallbackUnderLock {
+		d.callBackUnderLock(pending)
+	}
+	if ok {
+		d.settleOwed()
+		d.afterTrueDrain()
+	}
+	return ok
+}
+
+// liesAboutDrain reports whether the rule answers true where the wrapped
+// driver's Drain answered false. early says the context had ended before
+// Drain was called.
+func (d *Driver) liesAboutDrain(early bool, ctx context.Context) bool {
+	switch d.rule {
+	case DrainTrueWhileLive:
+		return d.inner.Live() > 0
+	case DrainIgnoresCallbacks:
+		return d.inner.Live() == 0 && d.inner.Unprovable() == 0
+	case DrainTrueWhenDeadline:
+		return !early && ctx.Err() != nil && d.inner.Unprovable() == 0
+	case DrainTrueUnprovableWithTime:
+		return ctx.Err() == nil && d.inner.Live() == 0 && d.inner.Busy() == 0 && d.inner.Unprovable() > 0
+	}
+	return false
 }

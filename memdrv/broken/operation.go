@@ -1,20 +1,32 @@
 package broken
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/memdrv"
 )
 
 // operation wraps a memdrv operation for the rules that bend what Poll
-// reports or what Cancel does.
+// reports or what Cancel does, or that act once access ended.
 type operation struct {
+	d     *Driver
 	rule  Rule
 	inner contract.Operation
+	// Set for the rules that act once access ended or that call back
+	// from Drain: the operation's direction, its caller's onChange, each
+	// row's spans (copied at admission) and, for a put, key.
+	dir      memdrv.Direction
+	onChange func()
+	spans    [][]contract.Span
+	keys     []string
 
 	mu              sync.Mutex
-	shownReady      []bool // ResultsChangeAfterFinal: rows Poll reported Ready
-	shownUnprovable bool   // UnprovableNotTerminal: Poll reported Unprovable
+	shownReady      []bool               // ResultsChangeAfterFinal: rows Poll reported Ready
+	shownUnprovable bool                 // UnprovableNotTerminal: Poll reported Unprovable
+	frozen          []contract.RowStatus // CancelEndsRunningRow: what every Poll reports after the lie
+	armed           bool                 // GetWritesAfterEnd, PutRereadsAfterEnd: a Poll reported Ended
 }
 
 // Poll returns the wrapped operation's state, bent by the rule. The
@@ -22,6 +34,11 @@ type operation struct {
 // the statuses edits them there, in the caller's own slice, so the
 // broken driver allocates nothing more than memdrv's.
 func (o *operation) Poll(dst []contract.RowStatus) contract.OpState {
+	o.d.enter()
+	if o.rule == DrainCallbackUnderLock {
+		o.d.pollLock <- struct{}{}
+		defer func() { <-o.d.pollLock }()
+	}
 	st := o.inner.Poll(dst)
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -54,13 +71,44 @@ func (o *operation) Poll(dst []contract.RowStatus) contract.OpState {
 		} else if st.Access == contract.Unprovable {
 			o.shownUnprovable = true
 		}
+	case CancelEndsRunningRow:
+		if o.frozen != nil {
+			st = contract.OpState{Rows: append(st.Rows[:0], o.frozen...), Access: contract.Ended}
+		}
+	case RowsReversed:
+		slices.Reverse(st.Rows)
+	case GetWritesAfterEnd, PutRereadsAfterEnd:
+		if st.Access == contract.Ended && !o.armed && o.dir == o.rule.dir() {
+			o.armed = true
+			o.d.owe(o.afterEnd(st.Rows))
+		}
 	}
 	return st
 }
 
 // Cancel cancels the wrapped operation, except under IgnoresCancel.
+// Under CancelEndsRunningRow, when a row is still running once the
+// wrapped Cancel returned, the operation reports itself ended from then
+// on (see [CancelEndsRunningRow]).
 func (o *operation) Cancel() {
-	if o.rule != IgnoresCancel {
-		o.inner.Cancel()
+	o.d.enter()
+	if o.rule == IgnoresCancel {
+		return
 	}
+	o.inner.Cancel()
+	if o.rule != CancelEndsRunningRow {
+		return
+	}
+	st := o.inner.Poll(nil)
+	if st.Settled() {
+		return
+	}
+	for i, r := range st.Rows {
+		if r == contract.Pending {
+			st.Rows[i] = contract.Cancelled
+		}
+	}
+	o.mu.Lock()
+	o.frozen = st.Rows
+	o.mu.Unlock()
 }

@@ -40,7 +40,14 @@ func rowEndFor(rule Rule, inner *memdrv.Driver) func(memdrv.RowEnd) contract.Row
 		}
 	case ReadyForAbsent:
 		return func(e memdrv.RowEnd) contract.RowStatus {
-			if e.Dir == memdrv.GetDir && e.Status == contract.Miss {
+			if e.Dir == memdrv.GetDir && e.Absent {
+				return contract.Ready
+			}
+			return e.Status
+		}
+	case SecondPutReady:
+		return func(e memdrv.RowEnd) contract.RowStatus {
+			if e.Dir == memdrv.PutDir && e.OwnWrite {
 				return contract.Ready
 			}
 			return e.Status

@@ -3,8 +3,9 @@ package broken
 // Rule names the one driver rule a broken driver breaks.
 type Rule string
 
-// The rules, in the order [Rules] returns them. Each comment says which
-// driver rule of package contract is broken and how the deviation shows.
+// The rules, in the order [AllRules] returns them. Each comment says
+// which driver rule of package contract is broken and how the deviation
+// shows.
 const (
 	// WrongResultCount breaks rule 3 (exactly one status per batch row):
 	// Poll returns one status too few, always.
@@ -49,8 +50,9 @@ const (
 	// Fault): a get of a shorter object lands it in the slot's head and
 	// answers Ready.
 	ShortObjectReady Rule = "short-object-ready"
-	// ReadyForAbsent breaks the AbsentIsMiss verdict (an absent key is
-	// Miss): a get of an absent key answers Ready, the slot untouched.
+	// ReadyForAbsent breaks the verdict of an absent key (Miss, or Fault
+	// without AbsentIsMiss): a get of an absent key answers Ready, the
+	// slot untouched.
 	ReadyForAbsent Rule = "ready-for-absent"
 	// IgnoresCancel breaks the Cancel capability (declared Cancel ends
 	// rows no worker started): it declares Cancel, but Operation.Cancel
@@ -65,9 +67,75 @@ const (
 	// NilOperation breaks rule 1 (never a nil operation without an
 	// error): Get returns (nil, nil), admitting nothing.
 	NilOperation Rule = "nil-operation"
+
+	// GetWritesAfterEnd breaks what access Ended promises (the store never
+	// touches the memory again): once a Poll reported a get's access
+	// Ended, the driver's next call (any method, Poll and Cancel of any
+	// operation included) writes each Ready row's object into its spans
+	// once more.
+	GetWritesAfterEnd Rule = "get-writes-after-end"
+	// PutRereadsAfterEnd breaks what access Ended promises for a put: once
+	// a Poll reported a put's access Ended, the driver's next call reads
+	// each Ready row's spans again and stores what it read under the
+	// row's key, in place of the object.
+	PutRereadsAfterEnd Rule = "put-rereads-after-end"
+	// CancelEndsRunningRow breaks rule 3 (access ends only once the store
+	// is done with the memory): Cancel of an operation with a row running
+	// in the store (taken by a worker, not final) makes every later Poll
+	// report the rows not yet final Cancelled and access Ended, while the
+	// row runs on and its transfer touches its spans when it completes.
+	CancelEndsRunningRow Rule = "cancel-ends-running-row"
+	// UnregisterIgnoresQueued breaks rule 4 (a busy region stays
+	// registered): Unregister counts only rows a worker took, so a region
+	// that only rows no worker took yet keep busy is answered nil.
+	UnregisterIgnoresQueued Rule = "unregister-ignores-queued"
+	// DrainIgnoresCallbacks breaks rule 2 (Drain cannot return before the
+	// last callback): when every access ended and nothing is Unprovable,
+	// Drain answers true while onChange calls are still running.
+	DrainIgnoresCallbacks Rule = "drain-ignores-callbacks"
+	// DrainTrueWhenDeadline breaks rule 5 (true only if every access
+	// ended): a Drain whose context still had time when it was called
+	// answers true when that context ends while work still runs. Asked
+	// with a context already ended, it answers honestly.
+	DrainTrueWhenDeadline Rule = "drain-true-when-deadline"
+	// DrainTrueUnprovableWithTime breaks rule 5 (false while an operation
+	// is Unprovable): a Drain whose context still has time answers true
+	// when all that keeps it from true is Unprovable operations. Asked
+	// with a context already ended, it answers honestly.
+	DrainTrueUnprovableWithTime Rule = "drain-true-unprovable-with-time"
+	// AdmitsAfterFalseDrain breaks rule 5 (Drain stops taking work): a
+	// Drain asked with a context already ended while work still runs
+	// answers false and stops nothing, so Put and Get are still admitted.
+	AdmitsAfterFalseDrain Rule = "admits-after-false-drain"
+	// CloseAfterFalseDrain breaks rule 6 (Close only after a true Drain):
+	// once every region is unregistered, Close answers nil after any
+	// Drain, true or false.
+	CloseAfterFalseDrain Rule = "close-after-false-drain"
+	// RowsReversed breaks rule 3 (statuses in batch order): Poll returns
+	// the rows' statuses in reverse order.
+	RowsReversed Rule = "rows-reversed"
+	// SecondPutReady breaks the NotReady verdict: a put of a key that
+	// another put of this driver is still writing ends Ready instead of
+	// NotReady.
+	SecondPutReady Rule = "second-put-ready"
+	// LateOnChangeAfterDrain breaks rule 2 (no callback follows a Drain
+	// that returned true): a little after each Drain that returned true
+	// (lateBy), on a goroutine of its own, it calls every onChange it was
+	// ever given once more.
+	LateOnChangeAfterDrain Rule = "late-on-change-after-drain"
+	// DrainCallbackUnderLock breaks rule 2 (onChange never under a lock
+	// the caller could need): every Poll takes a lock of the driver, and
+	// Drain, holding it, calls the onChange of each operation whose rows
+	// it cancelled.
+	DrainCallbackUnderLock Rule = "drain-callback-under-lock"
+	// DeviceRefused breaks the DeviceMemory capability: it declares
+	// DeviceMemory whatever the options say, yet Register refuses every
+	// Device region.
+	DeviceRefused Rule = "device-refused"
 )
 
-var rules = []Rule{
+// firstRules are the rules of [Rules]: the first sixteen.
+var firstRules = []Rule{
 	WrongResultCount,
 	NoOnChange,
 	OnChangeAfterDrain,
@@ -86,9 +154,36 @@ var rules = []Rule{
 	NilOperation,
 }
 
-// Rules returns every rule, in the order they are declared; a fresh
-// slice each time.
-func Rules() []Rule { return append([]Rule(nil), rules...) }
+// rules is every rule, in the order [AllRules] returns them.
+var rules = append(append([]Rule(nil), firstRules...),
+	GetWritesAfterEnd,
+	PutRereadsAfterEnd,
+	CancelEndsRunningRow,
+	UnregisterIgnoresQueued,
+	DrainIgnoresCallbacks,
+	DrainTrueWhenDeadline,
+	DrainTrueUnprovableWithTime,
+	AdmitsAfterFalseDrain,
+	CloseAfterFalseDrain,
+	RowsReversed,
+	SecondPutReady,
+	LateOnChangeAfterDrain,
+	DrainCallbackUnderLock,
+	DeviceRefused,
+)
+
+// Rules returns the first sixteen rules, in the order they are declared;
+// a fresh slice each time. It lists the same rules it always did, so
+// that a consumer's table with an entry per rule (the binding's
+// containment test has one) keeps passing when rules are added; such a
+// table moves to [AllRules] when it takes up the new ones.
+func Rules() []Rule { return append([]Rule(nil), firstRules...) }
+
+// AllRules returns every rule, in the order they are declared: those of
+// [Rules], then the rules added for the conformance suite's checks of
+// memory after access end, Drain, Close, busy regions, verdicts and
+// callbacks. A fresh slice each time.
+func AllRules() []Rule { return append([]Rule(nil), rules...) }
 
 // String returns the rule's name.
 func (r Rule) String() string { return string(r) }
