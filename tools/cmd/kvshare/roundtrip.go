@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/mooncakedrv/pool"
+	"github.com/kvshare/kvshare/tools/internal/poolconfig"
 	"github.com/kvshare/kvshare/tools/roundtrip"
 )
 
@@ -25,6 +27,7 @@ func roundtripCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.IntVar(&cfg.ViewRows, "view-rows", cfg.ViewRows, "rows per submitted view (one attempt each)")
 	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "worker goroutines of each in-memory driver (with --store: [mooncake] workers)")
 	storePath := fs.String("store", "", "store config file (TOML): run through the Mooncake pool it names instead of the embedded in-memory store")
+	mooncakeDir := fs.String("mooncake-dir", "", "Mooncake folder (bin/, lib/): start a loopback pool from it and run through that")
 	gpu := fs.Bool("gpu", false, "move the KV through two lenders' device pages on a GPU (the host stand-in, said so, when there is none)")
 	fs.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "limit for the whole run")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the published bytes")
@@ -40,6 +43,23 @@ func roundtripCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return 2
 	}
 	cfg.RowBytes = *rowKiB << 10
+	if *storePath != "" && *mooncakeDir != "" {
+		fmt.Fprintln(stderr, "kvshare roundtrip: --store and --mooncake-dir are two ways to name a pool: give one")
+		return 2
+	}
+	if *mooncakeDir != "" {
+		path, _, stop, err := poolconfig.Start(ctx, *mooncakeDir, pool.Options{}, slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+		if err != nil {
+			fmt.Fprintln(stderr, "kvshare:", err)
+			return 1
+		}
+		defer func() {
+			if err := stop(); err != nil {
+				fmt.Fprintln(stderr, "kvshare: stopping the pool:", err)
+			}
+		}()
+		*storePath = path
+	}
 	if *storePath != "" {
 		if flagSet(fs, "workers") {
 			fmt.Fprintln(stderr, "kvshare roundtrip: -workers sets the in-memory drivers; with --store, set [mooncake] workers in the store config")
