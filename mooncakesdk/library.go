@@ -59,7 +59,7 @@ func loadLibrary(m MooncakeConfig, lookupEnv func(string) (string, bool), logger
 		}
 	}
 
-	h, err := purego.Dlopen(lib.name, purego.RTLD_NOW|purego.RTLD_LOCAL)
+	h, err := dlopen(lib.name)
 	if err != nil {
 		return nil, fmt.Errorf("%w: cannot load %s: %w", ErrLibrary, lib.name, err)
 	}

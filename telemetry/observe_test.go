@@ -268,10 +268,14 @@ func TestCollectingWhileSubmitting(t *testing.T) {
 	defer func() { require.NoError(t, reg.Unregister()) }()
 
 	stop := make(chan struct{})
+	first := make(chan struct{})
 	collected := make(chan int)
 	go func() {
 		n := 0
 		for {
+			if n == 1 {
+				close(first)
+			}
 			select {
 			case <-stop:
 				collected <- n
@@ -294,6 +298,7 @@ func TestCollectingWhileSubmitting(t *testing.T) {
 			n++
 		}
 	}()
+	<-first // the views below are submitted while collections run
 	for i := range 50 {
 		names := []string{fmt.Sprintf("c%d-a", i), fmt.Sprintf("c%d-b", i)}
 		a, err := l.backend.Publish(view(0, names...), nil)
@@ -304,7 +309,7 @@ func TestCollectingWhileSubmitting(t *testing.T) {
 		assert.Equal(t, 2, quiesced(t, a).Prefix())
 	}
 	close(stop)
-	assert.Positive(t, <-collected)
+	t.Logf("%d collections ran beside the views", <-collected)
 	assertMatches(t, collect(t, reader), l.backend.Stats())
 	assert.EqualValues(t, 200, l.backend.Stats().Rows[contract.Ready])
 }

@@ -52,7 +52,7 @@ func loadLibrary(option string) (*library, error) {
 func loadFrom(names []string) (*library, error) {
 	var tried []string
 	for _, name := range names {
-		h, err := purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_LOCAL)
+		h, err := dlopen(name)
 		if err != nil {
 			tried = append(tried, fmt.Sprintf("%s (%v)", name, err))
 			continue
