@@ -47,7 +47,7 @@ func (op *operation) Poll(dst []contract.RowStatus) contract.OpState {
 // which returns at once.
 func (op *operation) Cancel() {
 	d := op.d
-	removed := d.pool.Cancel(func(p *part) bool { return p.op == op })
+	removed := d.pool.Cancel(func(p *part) bool { return p.owner.Load() == op })
 	if len(removed) == 0 {
 		return
 	}

@@ -1,6 +1,8 @@
 package mooncakedrv
 
 import (
+	"sync/atomic"
+
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/mooncakesdk"
 )
@@ -13,6 +15,13 @@ import (
 type part struct {
 	op     *operation
 	lo, hi int
+	// owner is op, for operation.Cancel's match alone: scheduler.Cancel
+	// calls it without the pool's lock on a snapshot of the queue, so it
+	// may read a part another Cancel, or a worker, has meanwhile ended and
+	// given back to the part pool (which sets op); owner is read and
+	// written atomically. A stale entry it matches is no longer queued,
+	// so nothing is removed for it.
+	owner atomic.Pointer[operation]
 
 	keys   mooncakesdk.KeyList
 	bufs   []uintptr
@@ -43,6 +52,7 @@ func (d *Driver) newPart(op *operation, lo, hi int) *part {
 	}
 	n := hi - lo
 	p.op, p.lo, p.hi = op, lo, hi
+	p.owner.Store(op)
 	p.keys.Reset()
 	p.bufs = resize(p.bufs, n)
 	p.sizes = resize(p.sizes, n)
@@ -62,6 +72,7 @@ func (d *Driver) newPart(op *operation, lo, hi int) *part {
 // ended.
 func (d *Driver) releasePart(p *part) {
 	p.op = nil
+	p.owner.Store(nil)
 	d.parts.Put(p)
 }
 
