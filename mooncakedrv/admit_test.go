@@ -2,12 +2,17 @@ package mooncakedrv
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/keys"
 	"github.com/kvshare/kvshare/mooncakesdk"
 	"github.com/kvshare/kvshare/mooncakesdk/fakesdk"
 	"github.com/kvshare/kvshare/rowbatch"
@@ -18,6 +23,22 @@ type nulKeys struct{}
 
 func (nulKeys) KeyLen(n int) int                  { return n + 2 }
 func (nulKeys) AppendKey(dst, name []byte) []byte { return append(append(dst, 'k', 0), name...) }
+
+// nulFor is the stem's key maker but for one name, whose key gets a NUL
+// in place of its first byte (the same length: KeyLen stays exact).
+type nulFor struct {
+	keys.Stem
+	name string
+}
+
+func (k nulFor) AppendKey(dst, name []byte) []byte {
+	n := len(dst)
+	dst = k.Stem.AppendKey(dst, name)
+	if string(name) == k.name {
+		dst[n] = 0
+	}
+	return dst
+}
 
 // Every admission refusal wraps ErrDriverRejected, records nothing and
 // reaches no store.
@@ -57,6 +78,11 @@ func TestAdmissionRefusals(t *testing.T) {
 			b.Keys = nulKeys{}
 			return b
 		}, want: "NUL"},
+		{name: "a NUL in a later row's key", batch: func(r *rig) contract.RowBatch {
+			b := r.batch([]string{"a", "b", "c", "bad"}, 0, 1, 2, 3)
+			b.Keys = nulFor{Stem: r.stem, name: "bad"}
+			return b
+		}, want: "row 3: "},
 		{name: "a hint", hint: "where", batch: func(r *rig) contract.RowBatch { return r.batch([]string{"a"}, 0) }, want: "hint"},
 		{name: "draining", prep: func(r *rig) {
 			ctx, cancel := context.WithCancel(context.Background())
@@ -166,4 +192,159 @@ func TestNewRefusesABadConfig(t *testing.T) {
 	}
 	_, err := New(nil, Config{})
 	assert.ErrorIs(t, err, ErrConfig)
+}
+
+// hookKeys is the stem's key maker with a hook run as the first key is
+// built: admission builds keys outside the driver's lock, so the hook
+// changes the driver in the middle of an admission.
+type hookKeys struct {
+	keys.Stem
+	once sync.Once
+	hook func()
+}
+
+func (k *hookKeys) AppendKey(dst, name []byte) []byte {
+	k.once.Do(k.hook)
+	return k.Stem.AppendKey(dst, name)
+}
+
+// What changes while an admission builds its keys is checked again
+// before anything is recorded: a region unregistered meanwhile, or a
+// Drain, refuses the batch; a region registered meanwhile leaves it
+// admitted.
+func TestAdmissionChecksAgainWhatChangedMeanwhile(t *testing.T) {
+	cases := []struct {
+		name  string
+		hook  func(r *rig)
+		admit bool
+		want  string
+	}{
+		{name: "the batch's region unregistered", hook: func(r *rig) {
+			require.NoError(r.t, r.drv.Unregister(r.reg))
+		}, want: "no live registration"},
+		{name: "drained", hook: func(r *rig) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			require.True(r.t, r.drv.Drain(ctx))
+		}, want: "drained"},
+		{name: "another region registered", hook: func(r *rig) {
+			_, err := r.drv.Register(newMemory(r.t, 1, slotBytes).region)
+			require.NoError(r.t, err)
+		}, admit: true},
+	}
+	for _, tc := range cases {
+		for _, dir := range []contract.Direction{contract.PutDir, contract.GetDir} {
+			t.Run(dir.String()+"/"+tc.name, func(t *testing.T) {
+				r := newRig(t, fakesdk.Options{}, Config{})
+				b := r.batch([]string{"a", "b"}, 0, 1)
+				b.Keys = &hookKeys{Stem: r.stem, hook: func() { tc.hook(r) }}
+				f, ch := notify()
+				var op contract.Operation
+				var err error
+				if dir == contract.PutDir {
+					op, err = r.drv.Put(b, f)
+				} else {
+					op, err = r.drv.Get(b, nil, f)
+				}
+				if tc.admit {
+					require.NoError(t, err)
+					st := settle(t, op, ch)
+					assert.Equal(t, contract.Ended, st.Access)
+					assert.EqualValues(t, 1, r.drv.Stats().Ops)
+					return
+				}
+				require.ErrorIs(t, err, contract.ErrDriverRejected)
+				assert.Nil(t, op)
+				assert.Contains(t, err.Error(), tc.want)
+				calls := r.store.Calls()
+				assert.Zero(t, calls.Put+calls.Get+calls.Exist, "nothing reached the store")
+				s := r.drv.Stats()
+				assert.Zero(t, s.Ops)
+				assert.Zero(t, s.KeysWriting)
+			})
+		}
+	}
+}
+
+// Gets go first: with one worker busy, a get admitted after a put still
+// runs before it. Every admitted operation is counted.
+func TestAGetOvertakesAQueuedPut(t *testing.T) {
+	r := newRig(t, fakesdk.Options{}, Config{Workers: 1})
+	gate := fakesdk.NewGate()
+	script(r, fakesdk.Fault{Op: fakesdk.Get, Key: r.key("blocker"), Hold: gate, Times: 1})
+	var mu sync.Mutex
+	var order []string
+	ended := func(name string) (func(), <-chan struct{}) {
+		f, ch := notify()
+		return func() {
+			mu.Lock()
+			if !slices.Contains(order, name) {
+				order = append(order, name)
+			}
+			mu.Unlock()
+			f()
+		}, ch
+	}
+	fb, chb := ended("blocker")
+	blocker, err := r.drv.Get(r.batch([]string{"blocker"}, 0), nil, fb)
+	require.NoError(t, err)
+	<-gate.Reached() // the one worker is inside the SDK
+	fp, chp := ended("put")
+	put, err := r.drv.Put(r.batch([]string{"p"}, 1), fp)
+	require.NoError(t, err)
+	fg, chg := ended("get")
+	get, err := r.drv.Get(r.batch([]string{"g"}, 2), nil, fg)
+	require.NoError(t, err)
+	gate.Open()
+	settle(t, blocker, chb)
+	settle(t, put, chp)
+	settle(t, get, chg)
+	mu.Lock()
+	assert.Equal(t, []string{"blocker", "get", "put"}, order)
+	mu.Unlock()
+	assert.EqualValues(t, 3, r.drv.Stats().Ops)
+	r.close()
+}
+
+// A row makes busy only the region its span overlaps: a region that
+// merely touches the span, before or after it, stays free to unregister.
+func TestUnregisterARegionAdjacentToABusyOne(t *testing.T) {
+	for _, rowInLow := range []bool{true, false} {
+		t.Run(fmt.Sprintf("row in the lower region=%v", rowInLow), func(t *testing.T) {
+			store := fakesdk.New(fakesdk.Options{})
+			d, err := New(store.Client(), Config{Logger: slog.New(slog.DiscardHandler)})
+			require.NoError(t, err)
+			mem := newMemory(t, 4, slotBytes)
+			low, high := mem.region, mem.region
+			low.SlotCount, low.Len = 2, 2*slotBytes
+			high.Base, high.SlotCount, high.Len = mem.region.Base+2*slotBytes, 2, 2*slotBytes
+			lowReg, err := d.Register(low)
+			require.NoError(t, err)
+			highReg, err := d.Register(high)
+			require.NoError(t, err)
+			busyReg, freeReg, span := lowReg, highReg, low.Slot(1) // ends where high begins
+			if !rowInLow {
+				busyReg, freeReg, span = highReg, lowReg, high.Slot(0) // begins where low ends
+			}
+			stem, err := keys.NewStem("t")
+			require.NoError(t, err)
+			gate := fakesdk.NewGate()
+			require.NoError(t, store.Script(fakesdk.Fault{Op: fakesdk.Get, Hold: gate, Times: 1}))
+			f, ch := notify()
+			op, err := d.Get(contract.RowBatch{Keys: stem, Rows: []contract.Row{{Name: []byte("k"), Spans: []contract.Span{span}}}}, nil, f)
+			require.NoError(t, err)
+			<-gate.Reached()
+
+			assert.NoError(t, d.Unregister(freeReg), "the adjacent region is free")
+			assert.ErrorIs(t, d.Unregister(busyReg), ErrRegionBusy)
+
+			gate.Open()
+			settle(t, op, ch)
+			require.NoError(t, d.Unregister(busyReg))
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			require.True(t, d.Drain(ctx))
+			require.NoError(t, d.Close())
+		})
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/kvshare/kvshare/conformance"
 	"github.com/kvshare/kvshare/mooncakesdk"
@@ -123,4 +124,9 @@ func TestConformanceOverTheFake(t *testing.T) {
 			conformance.Run(t, conformance.Harness{New: fakeSubject(cfg), SlotBytes: suiteSlotBytes})
 		})
 	}
+	// The checks that need the suite to wait out its Wait (a second put
+	// while the first is held, late callbacks and writes).
+	t.Run("thorough", func(t *testing.T) {
+		conformance.Run(t, conformance.Harness{New: fakeSubject(Config{}), SlotBytes: suiteSlotBytes, Thorough: true, Wait: time.Second})
+	})
 }

@@ -3,6 +3,8 @@ package mooncakedrv
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"log/slog"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -206,4 +208,109 @@ func TestATransferStillRunningKeepsTheRegion(t *testing.T) {
 	s := r.drv.Stats()
 	assert.EqualValues(t, 1, s.OpsUnprovable)
 	assert.EqualValues(t, 1, s.RowsUnprovable)
+}
+
+// Drain ends Cancelled the parts no worker took and tells each of their
+// operations, however its parts lie in the queue.
+func TestDrainTellsEveryOperationItCancelled(t *testing.T) {
+	r := newRig(t, fakesdk.Options{}, Config{Workers: 1, RowsPerCall: 1})
+	gate := fakesdk.NewGate()
+	script(r, fakesdk.Fault{Op: fakesdk.Get, Key: r.key("blocker"), Hold: gate, Times: 1})
+	fb, chb := notify()
+	blocker, err := r.drv.Get(r.batch([]string{"blocker"}, 0), nil, fb)
+	require.NoError(t, err)
+	<-gate.Reached() // the one worker is inside the SDK; the rest queue
+	type queued struct {
+		op      contract.Operation
+		changed <-chan struct{}
+		rows    int
+	}
+	var ops []queued
+	for i, names := range [][]string{{"a", "b", "c"}, {"d", "e"}, {"f"}} {
+		f, ch := notify()
+		slots := make([]int, len(names))
+		for j := range slots {
+			slots[j] = 1 + 3*i + j
+		}
+		var op contract.Operation
+		if i == 1 {
+			op, err = r.drv.Put(r.batch(names, slots...), f)
+		} else {
+			op, err = r.drv.Get(r.batch(names, slots...), nil, f)
+		}
+		require.NoError(t, err)
+		ops = append(ops, queued{op, ch, len(names)})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	assert.False(t, r.drv.Drain(ctx), "a get is inside the SDK")
+	for i, q := range ops {
+		select {
+		case <-q.changed:
+		default:
+			t.Errorf("operation %d was not told its rows ended", i)
+		}
+		want := make([]contract.RowStatus, q.rows)
+		for j := range want {
+			want[j] = contract.Cancelled
+		}
+		assert.Equal(t, contract.OpState{Rows: want, Access: contract.Ended}, q.op.Poll(nil), "operation %d", i)
+	}
+	gate.Open()
+	settle(t, blocker, chb)
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	defer cancel2()
+	require.True(t, r.drv.Drain(ctx2))
+	require.NoError(t, r.drv.Unregister(r.reg))
+	require.NoError(t, r.drv.Close())
+}
+
+// Close refuses while an Unregister is still inside the SDK: that
+// registration is not revoked yet. It names every registration left.
+func TestCloseWaitsForAnUnregisterInsideTheSDK(t *testing.T) {
+	for _, another := range []bool{false, true} {
+		t.Run(fmt.Sprintf("another region registered=%v", another), func(t *testing.T) {
+			r := newRig(t, fakesdk.Options{}, Config{})
+			var other contract.Registration
+			want := "1 registrations not revoked"
+			if another {
+				var err error
+				other, err = r.drv.Register(newMemory(t, 1, slotBytes).region)
+				require.NoError(t, err)
+				want = "2 registrations not revoked"
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			require.True(t, r.drv.Drain(ctx))
+			gate := fakesdk.NewGate()
+			script(r, fakesdk.Fault{Op: fakesdk.Unregister, Hold: gate, Times: 1})
+			done := make(chan error, 1)
+			go func() { done <- r.drv.Unregister(r.reg) }()
+			<-gate.Reached()
+
+			err := r.drv.Close()
+			require.ErrorIs(t, err, contract.ErrDriverRejected)
+			assert.Contains(t, err.Error(), want)
+			assert.Zero(t, r.store.Calls().Destroy, "the client is still there")
+
+			gate.Open()
+			require.NoError(t, <-done)
+			if another {
+				require.NoError(t, r.drv.Unregister(other))
+			}
+			require.NoError(t, r.drv.Close())
+			assert.Equal(t, 1, r.store.Calls().Destroy)
+		})
+	}
+}
+
+// The configured logger is the one the driver logs to.
+func TestTheDriverLogsToItsLogger(t *testing.T) {
+	var out bytes.Buffer
+	r := newRig(t, fakesdk.Options{}, Config{Logger: slog.New(slog.NewTextHandler(&out, nil))})
+	script(r, fakesdk.Fault{Op: fakesdk.Get, Key: r.key("k"), Code: mooncakesdk.InvalidParams, Times: 1})
+	st := r.get([]string{"k"}, 0)
+	assert.Equal(t, []contract.RowStatus{contract.Fault}, st.Rows)
+	assert.Contains(t, out.String(), "mooncakedrv: rows ended Fault")
+	r.close()
 }

@@ -1,7 +1,9 @@
 package mooncakedrv
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -167,6 +169,30 @@ func TestASecondPutOfAKeyThisDriverIsWritingIsNotReady(t *testing.T) {
 	r.close()
 }
 
+// Only the rows whose keys a put of this driver is writing are NotReady,
+// wherever they fall in a batch cut into parts.
+func TestOnlyTheRowsOfKeysBeingWrittenAreNotReady(t *testing.T) {
+	r := newRig(t, fakesdk.Options{}, Config{RowsPerCall: 2})
+	gate := fakesdk.NewGate()
+	script(r, fakesdk.Fault{Op: fakesdk.Put, Key: r.key("k"), Hold: gate, Times: 1})
+	f1, ch1 := notify()
+	first, err := r.drv.Put(r.batch([]string{"k"}, 0), f1)
+	require.NoError(t, err)
+	<-gate.Reached()
+
+	// Parts (a, b) and (c, k): k is the second row of the second part.
+	st := r.put([]string{"a", "b", "c", "k"}, 1, 2, 3, 4)
+	assert.Equal(t, []contract.RowStatus{contract.Ready, contract.Ready, contract.Ready, contract.NotReady}, st.Rows)
+	for _, name := range []string{"a", "b", "c"} {
+		_, stored := r.store.Object(r.key(name))
+		assert.True(t, stored, name)
+	}
+	gate.Open()
+	settle(t, first, ch1)
+	assert.Zero(t, r.drv.Stats().KeysWriting)
+	r.close()
+}
+
 // Another client writing the key: the put answers 0 and the exists-check
 // says 0, so the row is NotReady.
 func TestAPutOfAKeyAnotherWriterHasInFlightIsNotReady(t *testing.T) {
@@ -218,4 +244,38 @@ func TestPartsFollowTheCaps(t *testing.T) {
 			r.close()
 		})
 	}
+}
+
+// Stats count each operation's rows by final status, per direction, and
+// the parts run and SDK calls made.
+func TestStatsCountRowsByVerdict(t *testing.T) {
+	r := newRig(t, fakesdk.Options{}, Config{})
+	script(r, fakesdk.Fault{Op: fakesdk.Put, Key: r.key("full"), Code: mooncakesdk.NoAvailableHandle, Times: 1})
+	r.mem.fill(0, 1)
+	r.mem.fill(1, 2)
+	assert.Equal(t, []contract.RowStatus{contract.Ready, contract.Declined}, r.put([]string{"a", "full"}, 0, 1).Rows)
+	assert.Equal(t, []contract.RowStatus{contract.Ready, contract.Miss, contract.Miss}, r.get([]string{"a", "absent", "full"}, 2, 3, 4).Rows)
+	s := r.drv.Stats()
+	var put, get [contract.RowStatusCount]int64
+	put[contract.Ready], put[contract.Declined] = 1, 1
+	get[contract.Ready], get[contract.Miss] = 1, 2
+	assert.Equal(t, put, s.PutRows)
+	assert.Equal(t, get, s.GetRows)
+	assert.EqualValues(t, 2, s.Ops)
+	assert.EqualValues(t, 2, s.Parts)
+	assert.EqualValues(t, 3, s.Calls, "put-from, its exists-check, get-into")
+	r.close()
+}
+
+// A put whose exists-check fails for its key ends Fault, and the log
+// names the check's answer, not the put's 0.
+func TestAFailedConfirmIsLoggedWithItsAnswer(t *testing.T) {
+	var out bytes.Buffer
+	r := newRig(t, fakesdk.Options{}, Config{Logger: slog.New(slog.NewTextHandler(&out, nil))})
+	script(r, fakesdk.Fault{Op: fakesdk.Exist, Key: r.key("k"), Code: mooncakesdk.RPCFail, Times: 1})
+	r.mem.fill(0, 1)
+	assert.Equal(t, []contract.RowStatus{contract.Fault}, r.put([]string{"k"}, 0).Rows)
+	assert.Contains(t, out.String(), "mooncakedrv: rows ended Fault")
+	assert.Contains(t, out.String(), mooncakesdk.RPCFail.String())
+	r.close()
 }

@@ -93,15 +93,23 @@ func (l *realLender) close() {
 // outcome waits (bounded) for a's outcome.
 func (l *realLender) outcome(a contract.Attempt) contract.Outcome {
 	l.t.Helper()
+	return awaitOutcome(l.t, a, l.wake, "")
+}
+
+// awaitOutcome waits (bounded by realWait) for a's outcome, looking again
+// each time wake fires; it fails the test, naming who (with a's name),
+// when none comes.
+func awaitOutcome(t *testing.T, a contract.Attempt, wake <-chan struct{}, who string) contract.Outcome {
+	t.Helper()
 	deadline := time.After(realWait)
 	for {
 		if o, ok := a.Outcome(); ok {
 			return o
 		}
 		select {
-		case <-l.wake:
+		case <-wake:
 		case <-deadline:
-			l.t.Fatalf("%v: no outcome within %v", a, realWait)
+			t.Fatalf("%s%v: no outcome within %v", who, a, realWait)
 		}
 	}
 }

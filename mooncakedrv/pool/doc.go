@@ -8,7 +8,7 @@
 // # What it owns
 //
 // Every process it starts, from Start to Stop: the master, the provider,
-// and every restart of either (StopProvider/StartProvider,
+// and every restart of either (StopProvider/KillProvider/StartProvider,
 // StopMaster/KillMaster/StartMaster). Their output goes to one log file
 // per launch (master-1.log, provider-2.log, …) in Options.LogDir; errors
 // quote the tail of the log concerned and name its path.
@@ -39,7 +39,9 @@
 //     that dies without cleanups (a timeout panic, os.Exit) takes its
 //     pool's processes with it.
 //   - Freeze and Resume (SIGSTOP, SIGCONT) return once the kernel shows the
-//     provider stopped or running again.
+//     provider stopped or running again; FreezeMaster and ResumeMaster do
+//     the same to the master. KillProvider and KillMaster are SIGKILL, as
+//     a crash: a killed provider does not unmount its segment.
 //   - Before starting anything, Check runs ldd on the library and both
 //     binaries and names each runtime library "not found" with the Debian
 //     package that provides it.
@@ -53,10 +55,11 @@
 // (ErrLayout), a missing runtime library (*MissingLibrariesError), timeouts
 // that are not whole seconds (ErrOptions), any call after Stop
 // (ErrStopped), and calls that do not fit a process's state (ErrState:
-// freezing a frozen or stopped provider, starting a running master). It
-// does not hide Mooncake's own any-address listeners: run the tier inside
-// a private network namespace when you can (the realpool mage target
-// does). It runs on Linux only (/proc, Pdeathsig), as Mooncake does.
+// freezing a frozen or stopped provider or master, starting a running
+// master). It does not hide Mooncake's own any-address listeners: run the
+// tier inside a private network namespace when you can (the realpool mage
+// target does). It runs on Linux only (/proc, Pdeathsig), as Mooncake
+// does.
 //
 // # Decisions
 //

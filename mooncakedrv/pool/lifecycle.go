@@ -22,14 +22,7 @@ func (p *Pool) Freeze() error {
 	if err != nil {
 		return err
 	}
-	if p.frozen {
-		return fmt.Errorf("%w: provider pid %d is already frozen", ErrState, pr.pid)
-	}
-	if err := pr.signal(syscall.SIGSTOP); err != nil {
-		return err
-	}
-	p.frozen = true
-	return p.waitState(pr, func(s byte) bool { return s == 'T' }, "stopped")
+	return p.freeze("provider", pr, &p.frozen)
 }
 
 // Resume continues a frozen provider with SIGCONT and returns once the
@@ -41,13 +34,33 @@ func (p *Pool) Resume() error {
 	if err != nil {
 		return err
 	}
-	if !p.frozen {
-		return fmt.Errorf("%w: provider pid %d is not frozen", ErrState, pr.pid)
+	return p.resume("provider", pr, &p.frozen)
+}
+
+// freeze sends SIGSTOP to pr (the role named), unless *frozen says it
+// is already stopped, marks it frozen and waits for the kernel to show
+// it stopped.
+func (p *Pool) freeze(role string, pr *process, frozen *bool) error {
+	if *frozen {
+		return fmt.Errorf("%w: %s pid %d is already frozen", ErrState, role, pr.pid)
+	}
+	if err := pr.signal(syscall.SIGSTOP); err != nil {
+		return err
+	}
+	*frozen = true
+	return p.waitState(pr, func(s byte) bool { return s == 'T' }, "stopped")
+}
+
+// resume sends SIGCONT to a frozen pr (the role named), marks it running
+// and waits for the kernel to show it running.
+func (p *Pool) resume(role string, pr *process, frozen *bool) error {
+	if !*frozen {
+		return fmt.Errorf("%w: %s pid %d is not frozen", ErrState, role, pr.pid)
 	}
 	if err := pr.signal(syscall.SIGCONT); err != nil {
 		return err
 	}
-	p.frozen = false
+	*frozen = false
 	return p.waitState(pr, func(s byte) bool { return s != 'T' }, "running")
 }
 
@@ -99,7 +112,7 @@ func (p *Pool) endMaster(kill bool) error {
 	if pr == nil || !pr.alive() {
 		return fmt.Errorf("%w: the master is not running", ErrState)
 	}
-	p.master = nil
+	p.master, p.masterFrozen = nil, false
 	if kill {
 		return pr.kill(p.opts.StopTimeout)
 	}
@@ -118,7 +131,7 @@ func (p *Pool) StartMaster(ctx context.Context) error {
 	if p.master != nil && p.master.alive() {
 		return fmt.Errorf("%w: master pid %d is running", ErrState, p.master.pid)
 	}
-	p.master = nil
+	p.master, p.masterFrozen = nil, false
 	return p.startMaster(ctx, true)
 }
 
@@ -163,7 +176,7 @@ func (p *Pool) Stop() error {
 			}
 		}
 	}
-	p.master, p.provider, p.frozen = nil, nil, false
+	p.master, p.provider, p.frozen, p.masterFrozen = nil, nil, false, false
 	if len(errs) > 0 {
 		return errors.Join(errs...) // the launcher's thread stays, so Pdeathsig stays armed
 	}
@@ -190,8 +203,8 @@ func (p *Pool) runningProvider() (*process, error) {
 	return p.provider, nil
 }
 
-// waitState polls the provider's /proc state until ok, bounded by
-// StopTimeout.
+// waitState polls the /proc state of pr (the provider or the master)
+// until ok, bounded by StopTimeout.
 func (p *Pool) waitState(pr *process, ok func(byte) bool, want string) error {
 	deadline := time.NewTimer(p.opts.StopTimeout)
 	defer deadline.Stop()

@@ -28,9 +28,10 @@ type Pool struct {
 	metadataPort int
 	metricsPort  int
 	providerPort int
-	master       *process // nil while killed or stopped
-	provider     *process // nil while stopped
-	frozen       bool
+	master       *process     // nil while killed or stopped
+	provider     *process     // nil while stopped
+	frozen       bool         // the provider is stopped by SIGSTOP (Freeze)
+	masterFrozen bool         // the master is stopped by SIGSTOP (FreezeMaster)
 	launches     map[Role]int // numbers the log files
 	all          []*process   // every process started, for Stop
 }

@@ -1,0 +1,63 @@
+package pool
+
+import (
+	"fmt"
+)
+
+// FreezeMaster stops the master with SIGSTOP and returns once the kernel
+// shows it stopped. Its sockets stay open, so clients' connections and
+// requests are accepted by the kernel and never answered: a client's
+// master RPCs end in its own RPC timeout (MC_RPC_TIMEOUT_MS), and new
+// clients cannot set up. The HTTP metadata server, which runs in the
+// master's process, does not answer either.
+func (p *Pool) FreezeMaster() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	pr, err := p.runningMaster()
+	if err != nil {
+		return err
+	}
+	return p.freeze("master", pr, &p.masterFrozen)
+}
+
+// ResumeMaster continues a frozen master with SIGCONT and returns once
+// the kernel shows it running again. It then serves the requests that
+// queued up meanwhile, those their clients already gave up on included.
+func (p *Pool) ResumeMaster() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	pr, err := p.runningMaster()
+	if err != nil {
+		return err
+	}
+	return p.resume("master", pr, &p.masterFrozen)
+}
+
+// KillProvider SIGKILLs the provider, as a crash would: it does not
+// unmount its segment, so the master keeps it (and its objects' metadata)
+// until the provider's client_ttl runs out. StartProvider starts a new,
+// empty one.
+func (p *Pool) KillProvider() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	pr, err := p.runningProvider()
+	if err != nil {
+		return err
+	}
+	p.provider, p.frozen = nil, false
+	return pr.kill(p.opts.StopTimeout)
+}
+
+// runningMaster returns the master if it runs.
+func (p *Pool) runningMaster() (*process, error) {
+	if p.stopped {
+		return nil, ErrStopped
+	}
+	if p.master == nil {
+		return nil, fmt.Errorf("%w: no master is running", ErrState)
+	}
+	if !p.master.alive() {
+		return nil, p.master.exitError(ErrExited)
+	}
+	return p.master, nil
+}
