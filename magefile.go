@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/magefile/mage/mg"
 	"github.com/magefile/mage/sh"
@@ -607,8 +608,8 @@ func unformatted(out, dir string) []string {
 	return files
 }
 
-// gremlinsPkg is the mutation tester Mutate runs, pinned; go run builds
-// it from the module proxy (and caches the build).
+// gremlinsPkg is the mutation tester Mutate runs, pinned; go install
+// builds it from the module proxy (the go command caches the build).
 const gremlinsPkg = "github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0"
 
 // mutateModules are the modules Mutate tests when KVSHARE_MUTATE_MODULES
@@ -638,7 +639,7 @@ var mutateGuards = []mutateGuard{
 }
 
 // Mutate runs mutation testing, module by module, with gremlins (pinned
-// by gremlinsPkg, run through go run; not part of CI). For each module it
+// by gremlinsPkg; not part of CI). For each module it
 // prints its efficacy — killed ÷ (killed + lived) — with its counts and
 // every lived mutant (file:line:column, mutator), and it fails when a
 // module is under the goal (95 %) or a mutant lives in a guarded area
@@ -652,8 +653,21 @@ var mutateGuards = []mutateGuard{
 //     gets its relative replace directives made absolute there, because
 //     gremlins copies the module alone into a work folder of its own,
 //     where ../sibling would not resolve. Every go command runs with
-//     GOWORK=off (gremlins knows no workspaces) and -count=1 (no test
-//     result comes from the cache).
+//     GOWORK=off (gremlins knows no workspaces), -count=1 (no test
+//     result comes from the cache) and -vet=off (a mutant is judged by
+//     the tests alone, and each build is quicker).
+//   - gremlins is installed (go install, pinned) into the snapshot and
+//     run from there, not through go run: go run puts GOROOT/bin first
+//     on its child's PATH, which would hide the go shim below.
+//   - A go shim (goShimSource), first on gremlins' PATH, passes every go
+//     command through, and after gremlins' coverage run adds to the
+//     profile the case lists of switches that ran: Go's profile has no
+//     block for a case clause's expressions, so gremlins would call each
+//     mutant there "not covered" and never run it — every condition of
+//     a switch-shaped verdict mapper or admission check, among others.
+//     A case list counts as run when its clause or a later one ran, when
+//     the default ran, or when the switch ran more often than its
+//     clauses did (-covermode=count).
 //   - One gremlins run per package, nested packages left to their own
 //     run: gremlins gives each mutant a time limit proportional to how
 //     long the tests of its whole path took, so a slow package would give
@@ -661,6 +675,9 @@ var mutateGuards = []mutateGuard{
 //   - gremlins' default mutators (arithmetic, conditionals boundary and
 //     negation, increment/decrement, negatives). Each mutant runs its own
 //     package's tests, without -race (each mutant is a new build).
+//   - Every process of the run gets 4 GiB of address space at most
+//     (mutateMemory): a mutant that loops allocating dies of it, killed,
+//     instead of taking the machine's memory until its time runs out.
 //   - One worker, and a timeout coefficient of 10: a mutant's limit is
 //     10 × its package's coverage run (compilation included). With more
 //     workers, or a tight limit, on a loaded machine a slow but passing
@@ -691,6 +708,11 @@ func Mutate() error {
 	if err != nil {
 		return err
 	}
+	restore, err := limitMemory(mutateMemory)
+	if err != nil {
+		return fmt.Errorf("mutate: %w", err)
+	}
+	defer restore()
 	snap, err := os.MkdirTemp("", "kvshare-mutate-")
 	if err != nil {
 		return err
@@ -707,10 +729,14 @@ func Mutate() error {
 			}
 		}
 	}
+	bin, err := mutateTools(snap)
+	if err != nil {
+		return fmt.Errorf("mutate: %w", err)
+	}
 	var results []*mutateResult
 	for _, m := range cfg.modules {
 		fmt.Printf("== %s\n", m)
-		r, err := mutateModule(cfg, snap, m)
+		r, err := mutateModule(cfg, snap, bin, m)
 		if err != nil {
 			return fmt.Errorf("mutate: %s: %w", m, err)
 		}
@@ -738,6 +764,31 @@ func Mutate() error {
 	}
 	fmt.Printf("mutate: every module at or above %.0f%%, no lived mutant in a guarded area\n", cfg.goal)
 	return nil
+}
+
+// mutateMemory bounds the address space of every process of a mutation
+// run (gremlins, go, the compiler, each mutant's test binary): a mutant
+// that loops allocating would otherwise take the machine's memory before
+// its time limit ends it. Bounded, it dies of "out of memory" at once,
+// and its tests fail: killed.
+const mutateMemory = 4 << 30
+
+// limitMemory lowers this process's soft address-space limit to n bytes
+// (children inherit it) and returns what restores the old one.
+func limitMemory(n uint64) (func(), error) {
+	var old syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &old); err != nil {
+		return nil, err
+	}
+	if old.Cur <= n {
+		return func() {}, nil
+	}
+	lim := old
+	lim.Cur = n
+	if err := syscall.Setrlimit(syscall.RLIMIT_AS, &lim); err != nil {
+		return nil, err
+	}
+	return func() { _ = syscall.Setrlimit(syscall.RLIMIT_AS, &old) }, nil
 }
 
 // mutateSettings are Mutate's options.
@@ -902,13 +953,13 @@ type gremlinsReport struct {
 
 // mutateModule runs gremlins on each package of a module in the
 // snapshot and adds up the figures.
-func mutateModule(cfg mutateSettings, snap, module string) (*mutateResult, error) {
+func mutateModule(cfg mutateSettings, snap, bin, module string) (*mutateResult, error) {
 	res := &mutateResult{module: module}
 	root := filepath.Join(snap, module)
 	if err := absoluteReplaces(root); err != nil {
 		return res, err
 	}
-	env := mutateEnv(snap)
+	env := mutateEnv(snap, bin)
 	cmd := exec.Command("go", "list", "-f", "{{.Dir}}", "./...")
 	cmd.Dir, cmd.Env, cmd.Stderr = root, env, os.Stderr
 	out, err := cmd.Output()
@@ -949,14 +1000,14 @@ func mutateModule(cfg mutateSettings, snap, module string) (*mutateResult, error
 			continue
 		}
 		report := filepath.Join(snap, fmt.Sprintf("%s-%d.json", strings.ReplaceAll(module, "/", "_"), i))
-		args := []string{"run", gremlinsPkg, "unleash", "--workers", cfg.workers,
+		args := []string{"unleash", "--workers", cfg.workers,
 			"--timeout-coefficient", cfg.coefficient, "--output-statuses", "lt", "-o", report}
 		for _, e := range excludes {
 			args = append(args, "--exclude-files", e)
 		}
 		args = append(args, filepath.Join(root, pkg))
 		fmt.Printf("-- %s/%s\n", module, pkg)
-		cmd := exec.Command("go", args...)
+		cmd := exec.Command(filepath.Join(bin, "gremlins"), args...)
 		cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = root, env, os.Stdout, os.Stderr
 		if err := cmd.Run(); err != nil {
 			return res, fmt.Errorf("gremlins on %s: %w", pkg, err)
@@ -1182,13 +1233,244 @@ func absoluteReplaces(root string) error {
 
 // mutateEnv is the environment of every command Mutate runs in the
 // snapshot: no workspace, no cached test results, temporary files
-// (gremlins' work folders among them) inside the snapshot.
-func mutateEnv(snap string) []string {
+// (gremlins' work folders among them) inside the snapshot, and the go
+// shim in bin ahead of the go command on PATH.
+func mutateEnv(snap, bin string) []string {
 	tmp := filepath.Join(snap, ".tmp")
 	_ = os.MkdirAll(tmp, 0o755)
 	return append(os.Environ(), "GOWORK=off", "TMPDIR="+tmp,
-		"GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -count=1"))
+		"GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -count=1 -vet=off"),
+		"PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 }
+
+// mutateTools installs gremlins and builds the go shim (goShimSource)
+// into the snapshot's .bin folder, which it returns.
+func mutateTools(snap string) (string, error) {
+	bin := filepath.Join(snap, ".bin")
+	realGo, err := exec.LookPath("go")
+	if err != nil {
+		return "", err
+	}
+	if realGo, err = filepath.Abs(realGo); err != nil {
+		return "", err
+	}
+	env := append(os.Environ(), "GOWORK=off", "GOBIN="+bin)
+	cmd := exec.Command(realGo, "install", gremlinsPkg)
+	cmd.Env, cmd.Stdout, cmd.Stderr = env, os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("go install %s: %w", gremlinsPkg, err)
+	}
+	src := filepath.Join(snap, ".goshim")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		return "", err
+	}
+	files := map[string]string{"go.mod": "module kvshare.local/goshim\n\ngo 1.26\n", "main.go": goShimSource}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(src, name), []byte(text), 0o644); err != nil {
+			return "", err
+		}
+	}
+	cmd = exec.Command(realGo, "build", "-o", filepath.Join(bin, "go"), ".")
+	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = src, env, os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("building the go shim: %w", err)
+	}
+	// The shim finds the real go command here.
+	return bin, os.Setenv("KVSHARE_MUTATE_GO", realGo)
+}
+
+// goShimSource is the go shim Mutate puts ahead of the go command for
+// gremlins: Go's coverage profile has no block for a case clause's
+// expressions, so gremlins would call every mutant in them not covered
+// and never run it (the conditions of the verdict mapper's switches,
+// for one). After gremlins' coverage run the shim adds a block for
+// each case list that the counts prove was evaluated.
+const goShimSource = `// Command go stands in for the go command in front of gremlins: it runs
+// the real one ($KVSHARE_MUTATE_GO) with the same arguments, and after a
+// coverage run (go test -coverprofile) it counts (-covermode=count) and
+// adds to the profile a block for every case list of an expression switch
+// that the counts prove was evaluated, which Go's profile leaves out.
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"os/exec"
+	"strings"
+)
+
+func main() {
+	args := os.Args[1:]
+	profile := ""
+	if len(args) > 0 && args[0] == "test" {
+		for i, a := range args {
+			if a == "-coverprofile" && i+1 < len(args) {
+				profile = args[i+1]
+			} else if v, ok := strings.CutPrefix(a, "-coverprofile="); ok {
+				profile = v
+			}
+		}
+		if profile != "" {
+			args = append([]string{"test", "-covermode=count"}, args[1:]...)
+		}
+	}
+	cmd := exec.Command(os.Getenv("KVSHARE_MUTATE_GO"), args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) && exit.ExitCode() > 0 {
+			os.Exit(exit.ExitCode())
+		}
+		fmt.Fprintln(os.Stderr, "goshim:", err)
+		os.Exit(1)
+	}
+	if profile != "" {
+		if err := addCaseBlocks(profile); err != nil {
+			fmt.Fprintln(os.Stderr, "goshim:", err)
+			os.Exit(1)
+		}
+	}
+}
+
+// block is one line of a coverage profile.
+type block struct {
+	startLine, startCol, endLine, endCol int
+	count                                int64
+}
+
+func (b block) holds(p token.Position) bool {
+	after := p.Line > b.startLine || p.Line == b.startLine && p.Column >= b.startCol
+	before := p.Line < b.endLine || p.Line == b.endLine && p.Column <= b.endCol
+	return after && before
+}
+
+// addCaseBlocks appends to the profile a block over the expressions of
+// each case clause that was evaluated: one at or before a clause whose
+// body ran, every one when the default ran or when the switch ran more
+// often than its clauses did (an execution that matched none).
+func addCaseBlocks(profile string) error {
+	data, err := os.ReadFile(profile)
+	if err != nil {
+		return err
+	}
+	module, err := modulePath()
+	if err != nil {
+		return err
+	}
+	blocks := map[string][]block{}
+	var files []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if line == "" || strings.HasPrefix(line, "mode:") {
+			continue
+		}
+		var b block
+		var stmts int
+		name, rest, ok := strings.Cut(line, ":")
+		if !ok {
+			return fmt.Errorf("%s: bad line %q", profile, line)
+		}
+		if _, err := fmt.Sscanf(rest, "%d.%d,%d.%d %d %d", &b.startLine, &b.startCol, &b.endLine, &b.endCol, &stmts, &b.count); err != nil {
+			return fmt.Errorf("%s: bad line %q: %w", profile, line, err)
+		}
+		if _, seen := blocks[name]; !seen {
+			files = append(files, name)
+		}
+		blocks[name] = append(blocks[name], b)
+	}
+	var added strings.Builder
+	for _, name := range files {
+		rel, ok := strings.CutPrefix(name, module+"/")
+		if !ok {
+			continue
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, rel, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		count := func(p token.Position) (n int64, found bool) {
+			for _, b := range blocks[name] {
+				if b.holds(p) {
+					n, found = max(n, b.count), true
+				}
+			}
+			return n, found
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			sw, ok := n.(*ast.SwitchStmt)
+			if !ok {
+				return true
+			}
+			reached, _ := count(fset.Position(sw.Switch))
+			if reached == 0 {
+				return true
+			}
+			var clauses []*ast.CaseClause
+			var ran []int64
+			var sum, dflt int64
+			for _, s := range sw.Body.List {
+				c := s.(*ast.CaseClause)
+				p := fset.Position(c.Colon)
+				p.Column++
+				n, _ := count(p)
+				sum += n
+				if c.List == nil {
+					dflt = n
+					continue
+				}
+				clauses = append(clauses, c)
+				ran = append(ran, n)
+			}
+			all := dflt > 0 || reached > sum
+			for i, c := range clauses {
+				evaluated := all
+				for _, n := range ran[i:] {
+					evaluated = evaluated || n > 0
+				}
+				if evaluated {
+					from, to := fset.Position(c.Case), fset.Position(c.Colon)
+					fmt.Fprintf(&added, "%s:%d.%d,%d.%d 0 1\n", name, from.Line, from.Column, to.Line, to.Column)
+				}
+			}
+			return true
+		})
+	}
+	if added.Len() == 0 {
+		return nil
+	}
+	out, err := os.OpenFile(profile, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	if _, err := out.WriteString(added.String()); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// modulePath reads the module path from ./go.mod (the coverage run is
+// started in the module's root).
+func modulePath() (string, error) {
+	f, err := os.Open("go.mod")
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		if m, ok := strings.CutPrefix(strings.TrimSpace(s.Text()), "module "); ok {
+			return strings.Trim(strings.TrimSpace(m), "\""), nil
+		}
+	}
+	return "", errors.New("go.mod names no module")
+}
+`
 
 // nestedPackages returns gremlins exclusion patterns (relative to pkg)
 // for the packages under pkg, which get runs of their own.

@@ -253,31 +253,43 @@ func TestAFetchFaultCancelsLaterCallsAndWaitsForEarlierOnes(t *testing.T) {
 }
 
 // The outcome's fault is that of the earliest faulted row in view order,
-// whichever call reports first.
+// whichever call reports first, and whichever row of a call it is — the
+// first row of the view included.
 func TestTheEarliestFaultNamesTheOutcome(t *testing.T) {
-	for _, dir := range []direction{fetch, publish} {
-		for _, laterFirst := range []bool{true, false} {
-			t.Run(fmt.Sprintf("%v/later call reports first=%v", dir, laterFirst), func(t *testing.T) {
-				d := newFake(getPut)
-				b, _ := fakeBackend(t, d, 1, Config{MaxRowsPerCall: 2})
-				a, err := submitTo(b, dir, rowsView(4))
-				require.NoError(t, err)
-				ops := d.Ops()
-				require.Len(t, ops, 2)
-				early := func() { ops[0].finish(contract.Ended, contract.Ready, contract.Fault) } // row 1
-				late := func() { ops[1].finish(contract.Ended, contract.Fault) }                  // rows 2, 3
-				if laterFirst {
-					late()
-					early()
-				} else {
-					early()
-					late()
-				}
-				out, ok := a.Outcome()
-				require.True(t, ok)
-				require.ErrorIs(t, out.Fault, ErrRowFault)
-				assert.ErrorContains(t, out.Fault, "group 0 row 1 ")
-			})
+	cases := []struct {
+		name  string
+		early []contract.RowStatus // rows 0 and 1; rows 2 and 3 both Fault
+		row   int
+	}{
+		{"second row", []contract.RowStatus{contract.Ready, contract.Fault}, 1},
+		{"first row", []contract.RowStatus{contract.Fault, contract.Ready}, 0},
+		{"both rows", []contract.RowStatus{contract.Fault, contract.Fault}, 0},
+	}
+	for _, tc := range cases {
+		for _, dir := range []direction{fetch, publish} {
+			for _, laterFirst := range []bool{true, false} {
+				t.Run(fmt.Sprintf("%s/%v/later call reports first=%v", tc.name, dir, laterFirst), func(t *testing.T) {
+					d := newFake(getPut)
+					b, _ := fakeBackend(t, d, 1, Config{MaxRowsPerCall: 2})
+					a, err := submitTo(b, dir, rowsView(4))
+					require.NoError(t, err)
+					ops := d.Ops()
+					require.Len(t, ops, 2)
+					early := func() { ops[0].finish(contract.Ended, tc.early...) }
+					late := func() { ops[1].finish(contract.Ended, contract.Fault) }
+					if laterFirst {
+						late()
+						early()
+					} else {
+						early()
+						late()
+					}
+					out, ok := a.Outcome()
+					require.True(t, ok)
+					require.ErrorIs(t, out.Fault, ErrRowFault)
+					assert.ErrorContains(t, out.Fault, fmt.Sprintf("group 0 row %d ", tc.row))
+				})
+			}
 		}
 	}
 }

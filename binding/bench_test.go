@@ -6,11 +6,13 @@ import (
 	"encoding/binary"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/kvshare/kvshare/contract"
+	"github.com/stretchr/testify/assert"
 )
 
 // instantDriver admits every call and settles it inside Put/Get: every
@@ -247,4 +249,31 @@ func BenchmarkValidate(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*sh.rows), "ns/row")
 		})
 	}
+}
+
+// The submit path allocates nothing per row (doc.go): an attempt's
+// scratch comes from a pool and returns to it once the attempt has
+// quiesced, so a view of 65536 rows allocates no more than one of 8.
+// Scratch of a view over 65536 rows is dropped, so that one outlier
+// pins no memory: such a view allocates its scratch anew every time.
+func TestScratchIsPooledUpTo65536Rows(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector drops sync.Pool puts at random")
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(-1)) // a GC empties pools
+	allocs := func(rows int) float64 {
+		region := contract.SlotRegion{Base: 1 << 30, SlotBytes: 64, SlotCount: rows, Len: 64 * int64(rows), Kind: contract.Host}
+		be := bindBackend(t, newInstant(rows, true), []contract.SlotRegion{region}, &countingHold{}, "t", Config{})
+		v := rowsView(rows)
+		// AllocsPerRun runs the function once before it counts.
+		return testing.AllocsPerRun(5, func() {
+			a, err := be.Publish(v, nil)
+			if err != nil || !a.Quiesced() {
+				t.Fatalf("publish of %d rows: %v, quiesced %v", rows, err, a != nil && a.Quiesced())
+			}
+		})
+	}
+	few := allocs(8)
+	assert.Equal(t, few, allocs(maxPooledRows), "a view of 65536 rows reuses its scratch")
+	assert.Greater(t, allocs(maxPooledRows+1), few, "scratch of a view over 65536 rows is not pooled")
 }

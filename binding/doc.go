@@ -189,4 +189,46 @@
 //     BytesLent. OldestCall is the age of the oldest call in flight.
 //   - One mutex guards a backend's state; the driver is never called
 //     under it, and neither are Wake nor the logger.
+//
+// # Equivalent mutants
+//
+// go run mage.go mutate (mutation testing) counts these mutants as
+// equivalent, not lived: nothing observable differs, so no test can
+// kill them.
+//
+//   - `attempt.go` in `cancelLocked`: `from >= len(a.s.calls)` (CONDITIONALS_BOUNDARY):
+//     with > a from equal to the number of calls ranges over no call and
+//     returns nil all the same.
+//   - `calllimit.go` in `CallLimit`: `rows > r.SlotCount` (CONDITIONALS_BOUNDARY):
+//     where they are equal, rows already holds r.SlotCount.
+//   - `flight.go` in `watchLocked`: `b.slow <= 0` (CONDITIONALS_BOUNDARY):
+//     New turns a SlowCall of 0 into DefaultSlowCall, so slow is never 0.
+//   - `handover.go` in `endAccessLocked`: `c.a.unprovable++` (INCREMENT_DECREMENT):
+//     an attempt's count of unprovable calls is only ever compared with 0
+//     (finalLocked) and never lowered; counting down it is never 0 again
+//     either.
+//   - `scratch.go` in `grow`: `cap(s) < n` (CONDITIONALS_BOUNDARY): with <=
+//     a slice with room for exactly n is made anew; every caller writes
+//     (or clears) each element before reading it, so old contents are
+//     never relied on.
+//   - `shutdown.go` in `drain`: `try++` (INCREMENT_DECREMENT): try is only
+//     compared with 0, to warn once; counting down from 0 it never
+//     returns to 0 either.
+//   - `unbind.go` in `revokePass`: `left++` (INCREMENT_DECREMENT): the count
+//     of refused registrations is only compared with 0 (unbind retries
+//     while it is not); counting down it is never 0 either.
+//   - `validate.go` in `init`: `s.base[i] = -1` (ARITHMETIC_BASE, INVERT_NEGATIVES):
+//     the entry of an unserved region is never read: validate refuses a
+//     group naming one before it reads the entry, and distinctByMap runs
+//     only on a view validate passed.
+//   - `validate.go` in `init`: `s.bits > maxSlotBits` (CONDITIONALS_BOUNDARY):
+//     a binding of exactly 2^24 slots checks fetches with a map instead of
+//     a stamp table: the same answers (the tests check both ways).
+//   - `validate.go` in `take`: `t.stamp++` (INCREMENT_DECREMENT): stamps
+//     counted down give every check a stamp that no entry carries just as
+//     well; only the wrap, 2^32 checks on, comes another way, and it
+//     clears the table.
+//   - `validate.go` in `take`: `t.stamp == 0` (CONDITIONALS_NEGATION): with
+//     != every check clears the table and uses stamp 1: the same answers,
+//     only at the cost the stamps exist to avoid (no test can see time).
 package binding

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -271,6 +272,7 @@ func TestRegionsWithNoSlots(t *testing.T) {
 			var se *SubmissionError
 			require.ErrorAs(t, err, &se)
 			assert.Equal(t, 0, se.Group)
+			assert.Equal(t, -1, se.Row, "the fault is the group's region, not a row")
 			assert.Contains(t, err.Error(), "region 0 has no slots")
 			a, err := b.Fetch(contract.View{Groups: []contract.Group{{Region: 1, Slots: []int32{3}, Names: [][]byte{{1}}}}}, nil)
 			require.NoError(t, err)
@@ -312,6 +314,28 @@ func TestRegionsWithNoSlots(t *testing.T) {
 			assert.Contains(t, err.Error(), field)
 			assert.Equal(t, 1, hold.Released(), field)
 			assert.Empty(t, d.Events(), "nothing registered")
+		}
+	})
+	t.Run("wrapping checked as Validate checks it", func(t *testing.T) {
+		// Base+Len may reach the top of the address space, not pass it.
+		for _, tc := range []struct {
+			len   int64
+			wraps bool
+		}{{99, false}, {100, false}, {101, true}, {1 << 40, true}} {
+			top := empty
+			top.Base, top.Len = math.MaxUint64-100, tc.len
+			withSlots := top
+			withSlots.SlotCount, withSlots.SlotBytes = 1, 64
+			require.Equal(t, tc.wraps, withSlots.Validate() != nil, "Len %d: Validate", tc.len)
+			hold := &countingHold{}
+			_, err := Bind(newFake(getPut), []contract.SlotRegion{top, fakeRegion(1, contract.Host)}, hold)
+			if tc.wraps {
+				require.ErrorIs(t, err, contract.ErrInvalidRegion, "Len %d", tc.len)
+				assert.Contains(t, err.Error(), "wraps", "Len %d", tc.len)
+				assert.Equal(t, 1, hold.Released(), "Len %d", tc.len)
+			} else {
+				require.NoError(t, err, "Len %d: skipped, like any region with no slots", tc.len)
+			}
 		}
 	})
 	t.Run("a negative slot count is still bad geometry", func(t *testing.T) {

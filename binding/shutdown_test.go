@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -158,6 +159,31 @@ func TestShutdownRetriesDrainAndUnregister(t *testing.T) {
 		}, d.Events()[2:])
 		assert.Equal(t, 1, logs.Count("kvshare/binding: driver did not drain after every attempt quiesced; retrying"))
 	})
+}
+
+// A driver that does not drain at once is asked again, with one warning
+// however many times it refuses.
+func TestShutdownWarnsOnceAboutADriverThatDoesNotDrain(t *testing.T) {
+	for _, refusals := range []int{1, 2, 3, 5} {
+		t.Run(fmt.Sprintf("refusals=%d", refusals), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				d := newFake(getPut)
+				d.drainFalse = refusals
+				logs := &logRecords{}
+				b, hold := fakeBackend(t, d, 1, Config{Logger: slogOf(logs)})
+				assert.Nil(t, b.Shutdown(context.Background()))
+				assert.Equal(t, 1, hold.Released())
+				drains := 0
+				for _, e := range d.Events() {
+					if strings.HasPrefix(e, "drain ") {
+						drains++
+					}
+				}
+				assert.Equal(t, refusals+1, drains, "asked until it drained")
+				assert.Equal(t, 1, logs.Count("kvshare/binding: driver did not drain after every attempt quiesced; retrying"))
+			})
+		})
+	}
 }
 
 func TestShutdownTwiceAndConcurrently(t *testing.T) {

@@ -3,6 +3,7 @@ package binding
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"testing"
 
@@ -65,6 +66,8 @@ func TestBadSubmissionsNeverReachTheDriver(t *testing.T) {
 		{"publish empty name", submit{dir: publish, v: view(contract.Group{Slots: []int32{0}, Names: [][]byte{nil}})}, 0, 0, "name of 0 bytes"},
 		{"fetch repeats a slot", submit{v: view(group(0, []int32{3, 4, 3}, "a", "b", "c"))}, 0, 2, "slot 3 of region 0 is already fetched into by group 0 row 0"},
 		{"fetch repeats a slot across groups", submit{v: view(group(2, []int32{7}, "a"), ok, group(2, []int32{1, 7}, "b", "c"))}, 2, 1, "already fetched into by group 0 row 0"},
+		{"fetch repeats a slot of the group before", submit{v: view(ok, group(2, []int32{7}, "a"), group(2, []int32{1, 7}, "b", "c"))}, 2, 1, "already fetched into by group 1 row 0"},
+		{"fetch repeats a later row of an earlier group", submit{v: view(group(0, []int32{9, 3}, "a", "b"), group(0, []int32{3}, "c"))}, 1, 0, "slot 3 of region 0 is already fetched into by group 0 row 1"},
 		{"fetch hint without Hints", submit{v: view(ok), hint: "pool-a"}, -1, -1, "fetch hint of type string"},
 		{"fetch hint of zero value", submit{v: view(ok), hint: 0}, -1, -1, "fetch hint of type int"},
 		{"publish destination", submit{dir: publish, v: view(ok), dest: "segment-3"}, -1, -1, "publish destination of type string"},
@@ -104,10 +107,41 @@ func TestBadSubmissionsNeverReachTheDriver(t *testing.T) {
 	}
 }
 
+// A submission error names the group and the row when they are known
+// (-1 when not), the first group and row (0) included.
 func TestSubmissionErrorText(t *testing.T) {
-	assert.EqualError(t, invalid(1, 3, "slot %d", 9), "kvshare: invalid submission: group 1 row 3: slot 9")
-	assert.EqualError(t, invalid(2, -1, "x"), "kvshare: invalid submission: group 2: x")
-	assert.EqualError(t, invalid(-1, -1, "y"), "kvshare: invalid submission: y")
+	cases := []struct {
+		group, row int
+		want       string
+	}{
+		{1, 3, "kvshare: invalid submission: group 1 row 3: why"},
+		{0, 0, "kvshare: invalid submission: group 0 row 0: why"},
+		{0, 5, "kvshare: invalid submission: group 0 row 5: why"},
+		{4, 0, "kvshare: invalid submission: group 4 row 0: why"},
+		{2, -1, "kvshare: invalid submission: group 2: why"},
+		{0, -1, "kvshare: invalid submission: group 0: why"},
+		{-1, -1, "kvshare: invalid submission: why"},
+	}
+	for _, tc := range cases {
+		assert.EqualError(t, invalid(tc.group, tc.row, "%s", "why"), tc.want)
+	}
+}
+
+// A protocol violation names the rule and the call, and the detail only
+// when there is one.
+func TestViolationErrorText(t *testing.T) {
+	cases := []struct {
+		v    ViolationError
+		want string
+	}{
+		{ViolationError{Rule: "Put panicked", Call: "attempt 1 (publish) group 0 rows [0, 2)", Detail: "boom"},
+			"kvshare/binding: driver broke the protocol: Put panicked (attempt 1 (publish) group 0 rows [0, 2)): boom"},
+		{ViolationError{Rule: "a final row status changed", Call: "attempt 2 (fetch) group 1 rows [4, 8)"},
+			"kvshare/binding: driver broke the protocol: a final row status changed (attempt 2 (fetch) group 1 rows [4, 8))"},
+	}
+	for _, tc := range cases {
+		assert.EqualError(t, &tc.v, tc.want)
+	}
 }
 
 func TestAPublishMayRepeatASlot(t *testing.T) {
@@ -155,4 +189,39 @@ func TestAFetchIntoAHugeBindingIsCheckedToo(t *testing.T) {
 	v.Groups[0].Slots[2] = 1
 	_, err = b.Fetch(v, nil)
 	require.NoError(t, err)
+}
+
+// In a binding too large for stamp tables, slots of different regions
+// are different slots, whatever their indices, and a repeat is named as
+// in any binding.
+func TestAFetchIntoAHugeBindingTellsRegionsApart(t *testing.T) {
+	d := newFake(getPut)
+	small := fakeRegion(0, contract.Host) // 16 slots
+	huge := contract.SlotRegion{Base: 1 << 40, SlotBytes: 64, SlotCount: maxSlotBits, Len: 64 * maxSlotBits, Kind: contract.Host}
+	r, err := Bind(d, []contract.SlotRegion{small, huge}, &countingHold{})
+	require.NoError(t, err)
+	b, err := New(r, Config{KeyPrefix: "t"})
+	require.NoError(t, err)
+	require.Nil(t, b.slots.pool.New, "no bit sets of this size")
+	group := func(region int, slots ...int32) contract.Group {
+		g := contract.Group{Region: region, Slots: slots}
+		for _, s := range slots {
+			g.Names = append(g.Names, fmt.Appendf(nil, "r%d-s%d", region, s))
+		}
+		return g
+	}
+	// Every slot of region 0 against the region 1 slots whose index is
+	// its own, or its own plus region 0's size.
+	for s := range int32(small.SlotCount) {
+		v := contract.View{Groups: []contract.Group{group(0, s), group(1, s, s+16)}}
+		_, err := b.Fetch(v, nil)
+		require.NoError(t, err, "region 0 slot %d", s)
+	}
+	v := contract.View{Groups: []contract.Group{group(0, 4), group(1, 9), group(1, 2, 9)}}
+	_, err = b.Fetch(v, nil)
+	var se *SubmissionError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, 2, se.Group)
+	assert.Equal(t, 1, se.Row)
+	assert.ErrorContains(t, err, "slot 9 of region 1 is already fetched into by group 1 row 0")
 }

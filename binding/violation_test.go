@@ -258,3 +258,75 @@ func TestAViolationAfterTheResultsIsTheAttemptsFault(t *testing.T) {
 	assert.EqualValues(t, 2, st.Rows[contract.Cancelled])
 	assert.EqualValues(t, 2, st.RowsLent)
 }
+
+// A call that broke the protocol after its results were recorded stops
+// its attempt from the row after it: a Fault among its own rows is
+// earlier in view order, so it stays the outcome's fault.
+func TestAViolationAfterTheResultsLeavesAnEarlierRowFault(t *testing.T) {
+	d := newFake(getPut)
+	b, _ := fakeBackend(t, d, 1, Config{MaxRowsPerCall: 2})
+	d.enter = func(n int, _ direction, _ contract.RowBatch, _ func()) (contract.Operation, error, bool) {
+		if n == 2 {
+			first := d.Ops()[0]
+			first.finish(contract.Open, contract.Ready, contract.Fault) // results recorded, access open
+			first.setPoll(func(contract.OpState) contract.OpState { panic("torn state") })
+			first.onChange()
+		}
+		return nil, nil, false
+	}
+	a, err := b.Publish(rowsView(6), nil) // a Fault alone does not stop a publish
+	require.NoError(t, err)
+	assert.Equal(t, 2, d.Calls(), "the violation stopped the attempt: the third call never reached the driver")
+
+	d.Ops()[1].finish(contract.Ended, contract.Ready)
+	out, ok := a.Outcome()
+	require.True(t, ok)
+	assert.Equal(t, []bool{true, false, true, true, false, false}, out.Delivered)
+	require.ErrorIs(t, out.Fault, ErrRowFault, "row 1's fault is earlier than the violation (row 2 on)")
+	assert.ErrorContains(t, out.Fault, "group 0 row 1 ")
+	assert.Contains(t, b.Stats().Violation, "Poll panicked")
+}
+
+// A violation after a call's results and a Fault in the next call's
+// first row stop the attempt at the same row. The fault noted first
+// stays: a later one at the same row explains nothing earlier.
+func TestAFaultAtTheSameRowDoesNotReplaceTheFirst(t *testing.T) {
+	for _, violationFirst := range []bool{false, true} {
+		t.Run(fmt.Sprintf("violation first=%v", violationFirst), func(t *testing.T) {
+			d := newFake(getPut)
+			b, _ := fakeBackend(t, d, 1, Config{MaxRowsPerCall: 2})
+			a, err := b.Publish(rowsView(6), nil)
+			require.NoError(t, err)
+			ops := d.Ops()
+			require.Len(t, ops, 3)
+			violate := func() { // call 0: results recorded, then Poll breaks
+				ops[0].finish(contract.Open, contract.Ready, contract.Ready)
+				ops[0].setPoll(func(contract.OpState) contract.OpState { panic("torn state") })
+				ops[0].onChange()
+			}
+			fault := func() { ops[1].finish(contract.Ended, contract.Fault, contract.Ready) } // row 2
+			if violationFirst {
+				violate()
+				fault()
+			} else {
+				fault()
+				violate()
+			}
+			_, known := a.Outcome()
+			require.False(t, known, "call 2 is still running")
+			ops[2].finish(contract.Ended, contract.Ready)
+			out, ok := a.Outcome()
+			require.True(t, ok)
+			assert.Equal(t, []bool{true, true, false, true, true, true}, out.Delivered)
+			var v *ViolationError
+			if violationFirst {
+				require.ErrorAs(t, out.Fault, &v)
+				assert.Equal(t, "Poll panicked", v.Rule)
+			} else {
+				require.ErrorIs(t, out.Fault, ErrRowFault)
+				assert.ErrorContains(t, out.Fault, "group 0 row 2 ")
+				assert.False(t, errors.As(out.Fault, &v))
+			}
+		})
+	}
+}

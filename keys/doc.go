@@ -92,4 +92,18 @@
 //     testify, the project's usual choice) so that go.mod requires nothing,
 //     tests included: `go mod graph` shows no module edge (only the go and
 //     toolchain lines every module has).
+//
+// # Equivalent mutants
+//
+// go run mage.go mutate (mutation testing) counts these mutants as
+// equivalent, not lived: no test can tell them from the code, because
+// nothing observable differs.
+//
+//   - `hexcode.go` in `appendHex`: `len(src) >= 4` (CONDITIONALS_BOUNDARY):
+//     with > a name's last four bytes go through the byte-at-a-time loop
+//     instead of the word loop, which writes the same eight digits.
+//   - `hexcode.go` in `grow`: `cap(dst)-len(dst) >= n` (CONDITIONALS_BOUNDARY):
+//     with > a dst with room for exactly n bytes takes the append branch,
+//     and append of n bytes into exactly n bytes of room neither allocates
+//     nor moves dst: the same array, the same length.
 package keys

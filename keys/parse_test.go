@@ -19,6 +19,9 @@ func TestParseKey(t *testing.T) {
 		{"v1/v1/v1/v1/0a", "v1/v1/v1", []byte{0x0a}},
 		{"a.b/c_d/v1/48692f", "a.b/c_d", []byte("Hi/")},
 		{"x/v1/" + strings.Repeat("fe", MaxNameBytes), "x", bytes.Repeat([]byte{0xfe}, MaxNameBytes)},
+		// the longest key there is: MaxKeyBytes bytes exactly
+		{strings.Repeat("p", MaxPrefixBytes) + "/v1/" + strings.Repeat("07", MaxNameBytes),
+			strings.Repeat("p", MaxPrefixBytes), bytes.Repeat([]byte{7}, MaxNameBytes)},
 	}
 	for _, tt := range tests {
 		prefix, name, err := ParseKey(tt.key)

@@ -18,6 +18,9 @@ func TestNewStemRejectsBadPrefixes(t *testing.T) {
 		// rule: at most 128 bytes (checked before any byte)
 		{"one byte over", long, `keys: invalid prefix: 129 bytes, over the limit of 128`},
 		{"over, with a bad byte", " " + long, `keys: invalid prefix: 130 bytes, over the limit of 128`},
+		// a prefix at the limit is quoted: only inputs over it are not echoed
+		{"at the limit, with a bad byte", long[:MaxPrefixBytes-1] + " ",
+			`keys: invalid prefix "` + long[:MaxPrefixBytes-1] + ` ": byte ' ' (0x20) at offset 127 is not allowed (only A-Z a-z 0-9 . _ - /)`},
 		// rule: only A-Z a-z 0-9 . _ - /
 		{"space", "run 1", `keys: invalid prefix "run 1": byte ' ' (0x20) at offset 3 is not allowed (only A-Z a-z 0-9 . _ - /)`},
 		{"colon", "kv:run", `keys: invalid prefix "kv:run": byte ':' (0x3a) at offset 2 is not allowed (only A-Z a-z 0-9 . _ - /)`},

@@ -307,3 +307,49 @@ func TestAppendKeyAppendsNothingWithoutAKey(t *testing.T) {
 		}
 	}
 }
+
+// TestKeysGrowDst checks the documented growth of dst: with room for the
+// new keys Keys appends in place; without, it returns a new slice with
+// room for exactly those keys, holding a copy of dst, and leaves the
+// caller's dst untouched.
+func TestKeysGrowDst(t *testing.T) {
+	s := mustStem(t, "kv")
+	names := [][]byte{{1}, {2}, {3}}
+	want := []string{"kv/v1/01", "kv/v1/02", "kv/v1/03"}
+	tests := []struct {
+		what     string
+		len, cap int
+		inPlace  bool
+		wantCap  int
+	}{
+		{"room for exactly the new keys", 2, 5, true, 5},
+		{"room for more", 2, 9, true, 9},
+		{"one short", 2, 4, false, 5},
+		{"room for fewer than dst holds", 4, 6, false, 7},
+		{"full", 4, 4, false, 7},
+	}
+	for _, tt := range tests {
+		t.Run(tt.what, func(t *testing.T) {
+			dst := make([]string, tt.len, tt.cap)
+			for i := range dst {
+				dst[i] = "old"
+			}
+			got, err := s.Keys(dst, names)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got[:tt.len], dst) || !slices.Equal(got[tt.len:], want) {
+				t.Errorf("Keys = %q, want dst's %d keys then %q", got, tt.len, want)
+			}
+			if inPlace := unsafe.SliceData(got) == unsafe.SliceData(dst); inPlace != tt.inPlace {
+				t.Errorf("Keys appended in dst's array: %v, want %v", inPlace, tt.inPlace)
+			}
+			if cap(got) != tt.wantCap {
+				t.Errorf("cap(Keys(...)) = %d, want %d", cap(got), tt.wantCap)
+			}
+			if !tt.inPlace && slices.ContainsFunc(dst[:cap(dst)][tt.len:], func(k string) bool { return k != "" }) {
+				t.Errorf("Keys wrote into the caller's dst although it lacked room: %q", dst[:cap(dst)])
+			}
+		})
+	}
+}

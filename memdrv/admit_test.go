@@ -3,6 +3,7 @@ package memdrv_test
 import (
 	"context"
 	"testing"
+	"testing/synctest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -161,6 +162,33 @@ func TestAdmissionRefusals(t *testing.T) {
 			assert.Zero(t, called.get())
 			assert.True(t, untouched(f.mem.Bytes))
 			assert.Equal(t, 1, f.store.Len())
+		})
+	}
+}
+
+// MaxRowsPerOp is the most rows one call may carry: a batch that long is
+// admitted, one row more is refused.
+func TestMaxRowsPerOpIsInclusive(t *testing.T) {
+	for _, dir := range []memdrv.Direction{memdrv.PutDir, memdrv.GetDir} {
+		t.Run(dir.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				f := newFixture(t, memdrv.Options{MaxRowsPerOp: 3})
+				rows := []contract.Row{f.row(0, "a"), f.row(1, "b"), f.row(2, "c"), f.row(3, "d")}
+				call := func(rows []contract.Row) (contract.Operation, error) {
+					if dir == memdrv.PutDir {
+						return f.d.Put(batch(rows...), nil)
+					}
+					return f.d.Get(batch(rows...), nil, nil)
+				}
+				_, err := call(rows)
+				require.ErrorIs(t, err, contract.ErrDriverRejected)
+				assert.Contains(t, err.Error(), "4 rows, the driver takes at most 3")
+				op, err := call(rows[:3])
+				require.NoError(t, err)
+				synctest.Wait()
+				assert.Equal(t, contract.Ended, op.Poll(nil).Access)
+				f.teardown()
+			})
 		})
 	}
 }

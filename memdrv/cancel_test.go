@@ -1,6 +1,7 @@
 package memdrv_test
 
 import (
+	"fmt"
 	"testing"
 	"testing/synctest"
 
@@ -146,4 +147,40 @@ func TestPauseStopsABusyWorker(t *testing.T) {
 		assert.Equal(t, statuses(contract.Ready), second.Poll(nil).Rows)
 		f.teardown()
 	})
+}
+
+// Workers bounds the rows in flight: with every row held at the store
+// call, exactly Workers rows are taken, and a Cancel ends the rest.
+func TestWorkersBoundTheRowsInFlight(t *testing.T) {
+	for _, workers := range []int{1, 2, 3} {
+		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				f := newFixture(t, memdrv.Options{Workers: workers})
+				gate := f.d.Hold(memdrv.GetDir)
+				var rows []contract.Row
+				for i := range slotCount {
+					rows = append(rows, f.row(i, fmt.Sprintf("k%d", i)))
+				}
+				first := f.get(rows[:3]...)
+				second := f.get(rows[3:]...)
+				require.NoError(t, gate.Held(t.Context()))
+				synctest.Wait() // every worker has taken its row and blocks
+				first.Cancel()
+				second.Cancel()
+				synctest.Wait()
+				taken := 0
+				for _, op := range []contract.Operation{first, second} {
+					for _, s := range op.Poll(nil).Rows {
+						if s == contract.Pending {
+							taken++
+						}
+					}
+				}
+				assert.Equal(t, workers, taken, "rows taken, held at the gate")
+				gate.Release()
+				synctest.Wait()
+				f.teardown()
+			})
+		})
+	}
 }

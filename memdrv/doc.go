@@ -172,4 +172,28 @@
 //   - [Driver.Busy] and [Driver.RowsIn] expose what Drain and Unregister
 //     decide from, for tests and broken drivers that must tell a row
 //     queued from one running.
+//
+// # Equivalent mutants
+//
+// go run mage.go mutate (mutation testing) counts these mutants as
+// equivalent, not lived: nothing observable differs, so no test can
+// kill them.
+//
+//   - `driver.go` in `coveringLocked`: `return nil, 0, -1` (ARITHMETIC_BASE, INVERT_NEGATIVES):
+//     with a nil operation the row is never read.
+//   - `memory_unix.go` in `mapAnon`: `syscall.Mmap(-1, 0, n` (ARITHMETIC_BASE, INVERT_NEGATIVES):
+//     Linux ignores the descriptor of an anonymous mapping (MAP_ANON), so
+//     1 maps the same memory as -1.
+//   - `transfer.go` in `get`: `int64(len(obj)) < size` (CONDITIONALS_BOUNDARY):
+//     an object exactly as long as the row took the case before, so <=
+//     adds a case no object reaches.
+//   - `worker.go` in `spawnLocked`: `len(d.queue) - d.head` (ARITHMETIC_BASE, INVERT_NEGATIVES):
+//     the count of queued rows only bounds how many workers start, and
+//     d.running < d.workers bounds that too: counted wrong, still at most
+//     Workers workers run, and one that finds no row to take exits at
+//     once.
+//   - `worker.go` in `spawnLocked`: `n > 0` (CONDITIONALS_BOUNDARY): the
+//     same: one more worker may start, finds no row, and exits.
+//   - `worker.go` in `spawnLocked`: `n--` (INCREMENT_DECREMENT): the same:
+//     d.running < d.workers ends the loop.
 package memdrv

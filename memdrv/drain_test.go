@@ -2,6 +2,7 @@ package memdrv_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -172,5 +173,51 @@ func TestUnregisterWhileBusy(t *testing.T) {
 				require.NoError(t, f.d.Close())
 			})
 		})
+	}
+}
+
+// A row makes busy only the regions its spans overlap: regions that
+// merely touch its span, before or after, stay free to unregister.
+func TestUnregisterARegionAdjacentToABusyOne(t *testing.T) {
+	for _, dir := range []memdrv.Direction{memdrv.PutDir, memdrv.GetDir} {
+		for _, rowInLow := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%v/row in the lower region=%v", dir, rowInLow), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					f := newFixture(t, memdrv.Options{})
+					mem := alloc(t, slotBytes, 4, contract.Host)
+					low, high := mem.Region, mem.Region
+					low.SlotCount, low.Len = 2, 2*slotBytes
+					high.Base, high.SlotCount, high.Len = mem.Region.Base+2*slotBytes, 2, 2*slotBytes
+					lowReg, err := f.d.Register(low)
+					require.NoError(t, err)
+					highReg, err := f.d.Register(high)
+					require.NoError(t, err)
+					busy, busyReg, freeReg, span := low, lowReg, highReg, low.Slot(1) // ends where high begins
+					if !rowInLow {
+						busy, busyReg, freeReg, span = high, highReg, lowReg, high.Slot(0) // begins where low ends
+					}
+					gate := f.d.Hold(dir)
+					b := batch(contract.Row{Name: []byte("k"), Spans: []contract.Span{span}})
+					var op contract.Operation
+					if dir == memdrv.PutDir {
+						op, err = f.d.Put(b, nil)
+					} else {
+						op, err = f.d.Get(b, nil, nil)
+					}
+					require.NoError(t, err)
+					require.NoError(t, gate.Held(t.Context()))
+
+					assert.NoError(t, f.d.Unregister(freeReg), "the adjacent region is free")
+					assert.ErrorIs(t, f.d.Unregister(busyReg), memdrv.ErrRegionBusy)
+					assert.Contains(t, f.d.Regions(), busy)
+
+					gate.Release()
+					synctest.Wait()
+					assert.Equal(t, contract.Ended, op.Poll(nil).Access)
+					assert.NoError(t, f.d.Unregister(busyReg))
+					f.teardown()
+				})
+			})
+		}
 	}
 }

@@ -214,3 +214,24 @@ func TestDirectionHooksRefuseBadDirections(t *testing.T) {
 	}
 	assert.Equal(t, "Direction(3)", memdrv.Direction(3).String())
 }
+
+// Releasing a gate that a later Hold replaced leaves the later gate in
+// force: rows taken afterwards still block until it is released.
+func TestReleasingAReplacedGateKeepsTheLaterHold(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, memdrv.Options{Workers: 2})
+		f.store.Set("k", pattern(slotBytes, 1))
+		first := f.d.Hold(memdrv.GetDir)
+		second := f.d.Hold(memdrv.GetDir)
+		first.Release()
+		op := f.get(f.row(0, "k"))
+		require.NoError(t, second.Held(t.Context()))
+		synctest.Wait()
+		assert.Equal(t, contract.OpState{Rows: statuses(contract.Pending), Access: contract.Open}, op.Poll(nil),
+			"held at the later gate")
+		second.Release()
+		synctest.Wait()
+		assert.Equal(t, contract.OpState{Rows: statuses(contract.Ready), Access: contract.Ended}, op.Poll(nil))
+		f.teardown()
+	})
+}

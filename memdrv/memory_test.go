@@ -42,6 +42,24 @@ func TestAllocRefusesBadGeometry(t *testing.T) {
 	}
 }
 
+// Alloc calls a size an overflow only when it is one: the largest size
+// that fits an int, rounded up to a page, is asked of the kernel (which
+// refuses it) and not refused as bad geometry.
+func TestAllocOverflowsOnlyPastTheLargestSize(t *testing.T) {
+	page := int64(os.Getpagesize())
+	largest := int64(math.MaxInt) - page
+	_, err := memdrv.Alloc(largest+1, 1, contract.Host)
+	require.ErrorIs(t, err, contract.ErrInvalidRegion)
+	assert.Contains(t, err.Error(), "overflows")
+
+	m, err := memdrv.Alloc(largest, 1, contract.Host)
+	require.Error(t, err, "no machine maps %d bytes", largest)
+	assert.Nil(t, m)
+	assert.NotErrorIs(t, err, contract.ErrInvalidRegion)
+	assert.Contains(t, err.Error(), "map ")
+	assert.NotContains(t, err.Error(), "overflows")
+}
+
 func TestAllocLaysOutSlotsOutsideTheHeap(t *testing.T) {
 	page := int64(os.Getpagesize())
 	tests := []struct {

@@ -69,4 +69,41 @@
 //   - Cut returns an [iter.Seq] that cuts lazily, so a backend can hand
 //     each call to the driver as it is cut and stop at the first that
 //     fails; breaking out of the range stops the cutting.
+//
+// # Equivalent mutants
+//
+// go run mage.go mutate (mutation testing) counts these mutants as
+// equivalent, not lived: nothing observable differs, so no test can
+// kill them.
+//
+//   - `caps.go` in `RowsPerCall`: `int(byBytes) < rows` (CONDITIONALS_BOUNDARY):
+//     where the two are equal both branches return the same number.
+//   - `cut.go` in `Reset`: `c.limit < longest` (CONDITIONALS_BOUNDARY):
+//     where they are equal, longest already holds c.limit.
+//   - `cut.go` in `Next`: `n-c.start > s.longest` (CONDITIONALS_BOUNDARY):
+//     where they are equal, c.start+s.longest is n, which last holds.
+//   - `check.go` in `repeats`: `return -1, false` (ARITHMETIC_BASE, INVERT_NEGATIVES):
+//     the row returned with false is never read (Check names the earlier
+//     row only for a repeat), so -1 turned into 1 changes nothing.
+//   - `nameset.go` in `repeats`: `return -1, false` (ARITHMETIC_BASE, INVERT_NEGATIVES):
+//     the same, for the table's answer (Checker.repeats and Cutter.Next
+//     read the row only with true).
+//   - `nameset.go` in `place`: `return -1, false` (ARITHMETIC_BASE, INVERT_NEGATIVES):
+//     the same, for one lookup.
+//   - `nameset.go` in `tableSize`: `size < 2*longest` (CONDITIONALS_BOUNDARY):
+//     with <= a window length whose double is a power of two gets a table
+//     twice as large: lower load, the same answers, and still within the
+//     16 to 32 bytes per row [Cut] documents.
+//   - `nameset.go` in `repeats`: `i-s.from < linearRows` (CONDITIONALS_BOUNDARY):
+//     with <= one more row is scanned before the table takes over; the
+//     table then indexes every row of the window from s.indexed, which
+//     the scan left at the window's start, so it answers the same.
+//   - `nameset.go` in `repeats`: `s.indexed++` (INCREMENT_DECREMENT): with
+//     -- the next lookup indexes rows i-1 and i again; each finds its own
+//     entry and writes nothing, so the table and the answers are the same.
+//   - `nameset.go` in `place`: `(p + 1) & mask` (ARITHMETIC_BASE): probing
+//     backwards instead of forwards: lookups and inserts follow the same
+//     sequence, which still visits every slot before it wraps, and a probe
+//     still stops at the first empty or stale slot, so the answers are the
+//     same.
 package rowbatch

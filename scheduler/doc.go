@@ -86,4 +86,18 @@
 //     wait.
 //   - Submit never blocks and the queue has no bound: the driver's
 //     admission bounds what it submits.
+//
+// # Equivalent mutants
+//
+// go run mage.go mutate (mutation testing) counts these mutants as
+// equivalent, not lived: nothing observable differs, so no test can
+// kill them.
+//
+//   - `dispatch.go` in `mergeBySeq`: `a[0].seq < b[0].seq` (CONDITIONALS_BOUNDARY):
+//     one counter numbers gets and puts alike, so a get and a put never
+//     share a seq and < and <= pick the same entry.
+//   - `fifo.go` in `pop`: `q.head >= compactAt && 2*q.head >= len(q.items)` (CONDITIONALS_BOUNDARY):
+//     either > moves a queue's live entries down one pop later; the queue
+//     holds the same entries in the same order either way, and pop stays
+//     O(1) amortized.
 package scheduler
