@@ -214,7 +214,7 @@ func fenceCell(t *testing.T, lenders ...*faultLender) string {
 	if len(touched) > 0 {
 		return "WRITTEN: " + strings.Join(touched, ", ")
 	}
-	return fmt.Sprintf("none of %d slots checked", checked)
+	return fmt.Sprintf("none (%d slots checked)", checked)
 }
 
 // answersFor keeps the answers of the calls an operation in dir makes:
