@@ -247,8 +247,8 @@ func (d *configDecoder) refuseUnknown(k toml.Key) {
 		if _, ok := knownKeys[section]; !ok {
 			return // inside an unknown section, refused with the section
 		}
-		if len(k) > 2 && d.refused[section+"."+k[1]] {
-			return // inside a key refused already (a table where a value belongs)
+		if d.refused[section+"."+k[1]] {
+			return // a key refused already, or a key inside it (a table where a value belongs)
 		}
 		if len(k) > 2 {
 			d.refuse(section, k[1], "wants a value, got a table")

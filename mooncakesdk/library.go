@@ -166,6 +166,6 @@ func CheckLibrary(m MooncakeConfig, logger *slog.Logger) (LibraryInfo, error) {
 		return LibraryInfo{Name: libraryName(m, os.LookupEnv)}, err
 	}
 	info := LibraryInfo{Name: lib.name, File: lib.file, SHA256: lib.sha256}
-	info.Pinned = len(m.SDKSHA256) > 0 && slices.ContainsFunc(m.SDKSHA256, func(p string) bool { return strings.EqualFold(p, lib.sha256) })
+	info.Pinned = slices.ContainsFunc(m.SDKSHA256, func(p string) bool { return strings.EqualFold(p, lib.sha256) })
 	return info, nil
 }

@@ -45,19 +45,12 @@ func mapsLineFile(line string, addr uintptr) (string, bool) {
 	if err1 != nil || err2 != nil || uint64(addr) < start || uint64(addr) >= end {
 		return "", false
 	}
-	// The path is the rest of the line after the inode; it may hold spaces.
-	rest := line
-	for range 5 {
-		rest = strings.TrimLeft(rest, " \t")
-		i := strings.IndexAny(rest, " \t")
-		if i < 0 {
-			return "", false
-		}
-		rest = rest[i:]
-	}
-	path := strings.TrimSpace(rest)
-	if !strings.HasPrefix(path, "/") {
+	// The path is the rest of the line from the sixth field on; it may
+	// hold spaces. A path begins with '/', which no field before it
+	// holds, so it begins at the line's first '/'.
+	if !strings.HasPrefix(fields[5], "/") {
 		return "", false
 	}
-	return path, true
+	_, path, _ := strings.Cut(line, "/")
+	return "/" + strings.TrimSpace(path), true
 }

@@ -1,7 +1,6 @@
 package cudart
 
 import (
-	"errors"
 	"runtime"
 
 	"github.com/ebitengine/purego"
@@ -10,14 +9,9 @@ import (
 // dlopen loads a shared library. The loader's reason for a failure is
 // per OS thread (dlerror), and purego reads it in a second call, so the
 // goroutine stays on one thread across both: otherwise the reason may
-// be read on another thread and come back empty. An empty reason is
-// still named.
+// be read on another thread and come back empty.
 func dlopen(name string) (uintptr, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	h, err := purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_LOCAL)
-	if err != nil && err.Error() == "" {
-		err = errors.New("the loader gave no reason")
-	}
-	return h, err
+	return purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_LOCAL)
 }
