@@ -170,7 +170,10 @@ func TestListCallsAllocateNothingPerKey(t *testing.T) {
 		},
 	} {
 		one, many := allocs(1, call), allocs(64, call)
-		assert.Equal(t, one, many, "%s: allocations per call with 1 key and with 64", name)
+		// A per-key allocation would add 63 or more; under -race
+		// sync.Pool drops some of what is put back, so the pooled
+		// arrays are sometimes made again: a margin of 3.
+		assert.InDelta(t, one, many, 3, "%s: allocations per call with 1 key and with 64", name)
 		t.Logf("%s: %.0f allocations per call, whatever the keys", name, many)
 	}
 }
