@@ -198,8 +198,6 @@ func (c *storeClient) hostname() string {
 	if rc := c.lib.fn.getHostname(c.handle, buf, uint64(len(buf))); rc != 0 {
 		return ""
 	}
-	if i := bytes.IndexByte(buf, 0); i >= 0 {
-		buf = buf[:i]
-	}
-	return string(buf)
+	name, _, _ := bytes.Cut(buf, []byte{0})
+	return string(name)
 }

@@ -67,7 +67,7 @@ func (s *Store) begin(op Op, keys []string) *call {
 	defer s.mu.Unlock()
 	s.count(op)
 	for _, f := range s.faults {
-		if f.Op != op || f.left == 0 {
+		if f.Op != op || f.spent() {
 			continue
 		}
 		if f.callLevel() || !op.data() {
@@ -226,9 +226,7 @@ func (c *call) wait() {
 	if c.hold != nil {
 		c.hold.Hold.pass()
 	}
-	if d := c.latency + c.stuck; d > 0 {
-		time.Sleep(d)
-	}
+	time.Sleep(c.latency + c.stuck) // returns at once for 0
 }
 
 func phaseWords(p Phase) string {

@@ -188,18 +188,17 @@ func (f Fault) check() error {
 	return nil
 }
 
-// scripted is a fault with its remaining strikes (-1: unlimited).
+// scripted is a fault with the calls it struck so far.
 type scripted struct {
 	Fault
-	left int
+	struck int
 }
 
 func (f *scripted) callLevel() bool { return f.Fail || f.Panic || f.Hold != nil || f.Vanish }
 
-// strike counts one call struck. A fault with no strikes left (0)
-// strikes no more; one with unlimited strikes (-1) never runs out.
-func (f *scripted) strike() {
-	if f.left > 0 {
-		f.left--
-	}
-}
+// spent reports whether the fault struck its Times calls already; one
+// with Times 0 (unlimited) never is.
+func (f *scripted) spent() bool { return f.Times > 0 && f.struck >= f.Times }
+
+// strike counts one call struck.
+func (f *scripted) strike() { f.struck++ }

@@ -135,11 +135,7 @@ func (s *Store) Script(faults ...Fault) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, f := range faults {
-		left := f.Times
-		if left == 0 {
-			left = -1
-		}
-		s.faults = append(s.faults, &scripted{Fault: f, left: left})
+		s.faults = append(s.faults, &scripted{Fault: f})
 	}
 	return nil
 }

@@ -246,6 +246,7 @@ func TestRemove(t *testing.T) {
 	assert.Equal(t, mooncakesdk.ObjectNotFound, ce.Code)
 	assert.Equal(t, "mooncake_store_remove", ce.Func)
 	assert.ErrorIs(t, r.Remove("", true), mooncakesdk.ErrInvalidArgument)
+	assert.ErrorIs(t, r.Remove("\x00k", true), mooncakesdk.ErrInvalidArgument, "a NUL as the key's first byte")
 	assert.Equal(t, 2, s.Calls().Remove)
 	require.NoError(t, s.Script(Fault{Op: Remove, Code: mooncakesdk.ObjectHasLease, Times: 1}))
 	_, _ = s.Seed("k", []byte("again"))
