@@ -96,4 +96,19 @@
 //     whether the access became unprovable.
 //   - A Register whose SDK call panicked may have registered the buffer:
 //     it answers a [contract.RegistrationError] with a handle to revoke.
+//
+// # Equivalent mutants
+//
+// go run mage.go mutate (mutation testing) counts these mutants as
+// equivalent, not lived: nothing observable differs, so no test can
+// kill them.
+//
+//   - `driver.go` in `rebuildLiveLocked`: `d.liveGen++` (INCREMENT_DECREMENT):
+//     the generation is only compared for equality (admission checks
+//     again when it changed meanwhile); counted down it changes at every
+//     rebuild just the same.
+//   - `part.go` in `resize`: `cap(s) < n` (CONDITIONALS_BOUNDARY): with <=
+//     an array with room for exactly n is made anew; every caller writes
+//     each element before reading it (or clears it), so old contents are
+//     never relied on.
 package mooncakedrv

@@ -203,7 +203,7 @@ func (d *Driver) coveringLocked(r contract.SlotRegion) (*operation, int) {
 			return op, row
 		}
 	}
-	return nil, -1
+	return nil, 0 // the row means nothing without an operation
 }
 
 // usableLocked refuses work once Drain or Close was called.

@@ -57,19 +57,15 @@ func (d *Driver) runGet(p *part) (unprovable bool) {
 		p.failAll()
 		return unprov
 	}
-	rereads := 0
+	reread := false
 	for j := range p.len() {
 		v := getVerdict(mooncakesdk.Code(p.codes[j]), int64(p.sizes[j]))
 		p.status[j] = v.status
 		unprovable = unprovable || v.unprovable
-		if v.reread {
-			rereads++
-		}
+		reread = reread || v.reread
 	}
-	if rereads > 0 {
-		if d.reread(p) {
-			unprovable = true
-		}
+	if reread && d.reread(p) {
+		unprovable = true
 	}
 	d.logFaults(p, p.codes)
 	return unprovable
@@ -168,7 +164,7 @@ func (d *Driver) planPut(p *part) (storeAll bool) {
 		switch {
 		case p.op.flags[p.lo+j]&rowWriting != 0:
 			r = putWriting
-		case d.ledger.len() > 0 && d.ledger.has(p.keys.Key(j)):
+		case d.ledger.has(p.keys.Key(j)): // a lookup in an empty map hashes nothing
 			r = putLeftOpen
 		}
 		p.plan[j] = r
@@ -213,9 +209,7 @@ func (d *Driver) confirm(p *part) (unprovable bool) {
 			continue
 		}
 		p.status[j] = confirmVerdict(e)
-		if e < 0 {
-			p.codes[j] = int64(e) // the check's failing code, for the log
-		}
+		p.codes[j] = int64(e) // the check's answer, which the log names for a Fault
 	}
 	return false
 }

@@ -66,11 +66,8 @@ func leftOpenVerdict(exists int32) contract.RowStatus {
 // (ARCHITECTURE §9). Only the whole object is Ready: a shorter one landed
 // in the slot's head.
 func getVerdict(code mooncakesdk.Code, size int64) verdict {
-	switch {
-	case code == mooncakesdk.Code(size) && size > 0:
+	if code == mooncakesdk.Code(size) && size > 0 {
 		return verdict{status: contract.Ready}
-	case code > 0:
-		return verdict{status: contract.Fault} // a shorter object (or a count no row asked for)
 	}
 	switch code {
 	case mooncakesdk.ObjectNotFound:
@@ -82,8 +79,10 @@ func getVerdict(code mooncakesdk.Code, size int64) verdict {
 	case mooncakesdk.TransferFail:
 		return verdict{status: contract.Fault, unprovable: true}
 	}
-	// -600 (a longer object, nothing written), -900/-901 (nothing
-	// transferred), 0 and every other code: Fault, naming the code.
+	// A count short of the row (a shorter object, in the slot's head) or
+	// past it, -600 (a longer object, nothing written), -900/-901
+	// (nothing transferred), 0 and every other code: Fault, naming the
+	// code.
 	return verdict{status: contract.Fault}
 }
 

@@ -58,6 +58,8 @@ func TestGetVerdict(t *testing.T) {
 	for _, c := range cases {
 		assert.Equal(t, c.want, getVerdict(c.code, size), "get answered %v", c.code)
 	}
+	// 0 bytes read proves nothing arrived, even for a row of 0 bytes.
+	assert.Equal(t, verdict{status: contract.Fault}, getVerdict(mooncakesdk.OK, 0))
 }
 
 func TestRereadVerdict(t *testing.T) {

@@ -43,6 +43,12 @@ func TestMissingLibrariesErrorNamesPackages(t *testing.T) {
 	} {
 		assert.Contains(t, msg, want)
 	}
+	assert.Equal(t, ErrMissingLibraries.Error()+": libglog.so.1 (Debian package libgoogle-glog0v6), libibverbs.so.1 (Debian package libibverbs1), "+
+		"libkvsharefake.so.9 (no known Debian package) — needed by /m/lib/libmooncake_store.so; install with: apt-get install -y libgoogle-glog0v6 libibverbs1", msg)
+
+	// Only libraries no Debian package is known for: no install line.
+	err = &MissingLibrariesError{Files: []string{"/a.so", "/b"}, Libraries: []string{"libx.so.1"}}
+	assert.Equal(t, ErrMissingLibraries.Error()+": libx.so.1 (no known Debian package) — needed by /a.so, /b", err.Error())
 }
 
 func TestCheckRefusesARelativePath(t *testing.T) {
