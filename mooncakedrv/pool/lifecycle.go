@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"syscall"
 	"time"
 )
@@ -166,14 +167,9 @@ func (p *Pool) Stop() error {
 	var errs []error
 	// Providers first: on SIGTERM a provider unmounts its segment at the
 	// master, and hangs past StopTimeout when the master is gone.
-	for _, role := range []Role{Provider, Master} {
-		for i := len(p.all) - 1; i >= 0; i-- {
-			if p.all[i].role != role {
-				continue
-			}
-			if err := p.all[i].stop(p.log, p.opts.StopTimeout); err != nil {
-				errs = append(errs, err)
-			}
+	for _, pr := range stopOrder(p.all) {
+		if err := pr.stop(p.log, p.opts.StopTimeout); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	p.master, p.provider, p.frozen, p.masterFrozen = nil, nil, false, false
@@ -188,6 +184,20 @@ func (p *Pool) Stop() error {
 	}
 	p.log.Info("pool: stopped", "processes", len(p.all))
 	return nil
+}
+
+// stopOrder is the order Stop stops processes in: every provider, then
+// every master, the newest of each role first.
+func stopOrder(all []*process) []*process {
+	order := make([]*process, 0, len(all))
+	for _, role := range []Role{Provider, Master} {
+		for _, pr := range slices.Backward(all) {
+			if pr.role == role {
+				order = append(order, pr)
+			}
+		}
+	}
+	return order
 }
 
 func (p *Pool) runningProvider() (*process, error) {

@@ -88,6 +88,16 @@ func ForTests(dir string) Options {
 
 // withDefaults fills the zero fields and checks the rest.
 func (o Options) withDefaults() (Options, error) {
+	// Checked before the defaults fill the zeros in: 0 asks for the
+	// default, below 0 is refused.
+	switch {
+	case o.SegmentSize < 0 || o.LocalBufferSize < 0:
+		return o, fmt.Errorf("%w: negative SegmentSize or LocalBufferSize", ErrOptions)
+	case o.StartTimeout < 0 || o.StopTimeout < 0 || o.Attempts < 0:
+		return o, fmt.Errorf("%w: negative StartTimeout, StopTimeout or Attempts", ErrOptions)
+	case o.PutReleaseTimeout != 0 && o.PutReleaseTimeout < o.PutDiscardTimeout:
+		return o, fmt.Errorf("%w: PutReleaseTimeout %v below PutDiscardTimeout %v", ErrOptions, o.PutReleaseTimeout, o.PutDiscardTimeout)
+	}
 	if o.SegmentSize == 0 {
 		o.SegmentSize = 512 << 20
 	}
@@ -105,14 +115,6 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Attempts == 0 {
 		o.Attempts = 3
-	}
-	switch {
-	case o.SegmentSize < 0 || o.LocalBufferSize < 0:
-		return o, fmt.Errorf("%w: negative SegmentSize or LocalBufferSize", ErrOptions)
-	case o.StartTimeout < 0 || o.StopTimeout < 0 || o.Attempts < 0:
-		return o, fmt.Errorf("%w: negative StartTimeout, StopTimeout or Attempts", ErrOptions)
-	case o.PutReleaseTimeout != 0 && o.PutReleaseTimeout < o.PutDiscardTimeout:
-		return o, fmt.Errorf("%w: PutReleaseTimeout %v below PutDiscardTimeout %v", ErrOptions, o.PutReleaseTimeout, o.PutDiscardTimeout)
 	}
 	for name, d := range map[string]time.Duration{
 		"PutDiscardTimeout": o.PutDiscardTimeout,
