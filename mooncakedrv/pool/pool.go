@@ -211,9 +211,7 @@ func (p *Pool) launchOne(ctx context.Context, role Role, attempt int, binary str
 	p.all = append(p.all, pr)
 	started := time.Now()
 	if err := p.waitReady(ctx, pr, ports); err != nil {
-		if stopErr := pr.stop(p.log, p.opts.StopTimeout); stopErr != nil {
-			err = errors.Join(err, stopErr)
-		}
+		err = errors.Join(err, pr.stop(p.log, p.opts.StopTimeout)) // Join drops a nil
 		p.log.Warn("pool: launch failed", "role", role, "attempt", attempt, "pid", pr.pid, "ports", ports, "log", logPath, "err", err)
 		return nil, err
 	}
