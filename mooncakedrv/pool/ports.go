@@ -22,6 +22,9 @@ const (
 // reservedPorts are the transfer engine's own any-address ranges, inclusive.
 var reservedPorts = [][2]int{{12300, 14300}, {15000, 17000}}
 
+// portCount is how many ports lie in [portLow, portHigh].
+const portCount = portHigh - portLow + 1
+
 // pickTries bounds the probes of one pickPorts call.
 const pickTries = 200
 
@@ -46,8 +49,11 @@ func pickPorts(n int, avoid ...int) ([]int, error) {
 		taken[p] = true
 	}
 	ports := make([]int, 0, n)
-	for try := 0; try < pickTries && len(ports) < n; try++ {
-		port := portLow + rand.IntN(portHigh-portLow+1)
+	for range pickTries {
+		if len(ports) == n {
+			break
+		}
+		port := portLow + rand.IntN(portCount)
 		if taken[port] || !allowedPort(port) {
 			continue
 		}

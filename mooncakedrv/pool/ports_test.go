@@ -1,7 +1,9 @@
 package pool
 
 import (
+	"fmt"
 	"net"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -48,4 +50,28 @@ func TestPickPortsSkipsBusyAndAvoidedPorts(t *testing.T) {
 		assert.NotContains(t, ports, first[0])
 		assert.NotContains(t, ports, busy)
 	}
+}
+
+// pickPorts gives up after pickTries probes, saying how far it got.
+func TestPickPortsGivesUpAfterItsTries(t *testing.T) {
+	ports, err := pickPorts(pickTries + 1)
+	require.ErrorIs(t, err, ErrNoPorts)
+	assert.Nil(t, ports)
+	assert.Contains(t, err.Error(), fmt.Sprintf(" of %d in %d tries", pickTries+1, pickTries))
+}
+
+// The draw covers the allowed range exactly, both ends included.
+func TestPortCountCoversTheRange(t *testing.T) {
+	assert.Equal(t, portHigh, portLow+portCount-1)
+}
+
+// A listener of this process is found as its own through /proc.
+func TestOwnsListenerFindsThisProcesssListener(t *testing.T) {
+	l, err := net.Listen("tcp4", hostPort(0))
+	require.NoError(t, err)
+	defer l.Close()
+	port := l.Addr().(*net.TCPAddr).Port
+	owns, known := ownsListener(os.Getpid(), port)
+	assert.True(t, known, "this machine has /proc socket tables")
+	assert.True(t, owns)
 }
