@@ -81,6 +81,13 @@ func procState(pid int) byte {
 	if err != nil {
 		return 0
 	}
+	return statState(data)
+}
+
+// statState reads the state letter of a /proc/<pid>/stat text: the field
+// after the command, which ends at the text's last ')'. 0 when there is
+// none.
+func statState(data []byte) byte {
 	i := bytes.LastIndexByte(data, ')')
 	if i < 0 || i+2 >= len(data) {
 		return 0
