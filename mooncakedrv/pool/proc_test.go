@@ -2,9 +2,13 @@ package pool
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The state letter follows the command's closing parenthesis, whatever
@@ -34,4 +38,28 @@ func TestListenInodes(t *testing.T) {
 		"0: 0100007F:3039 00000000:0000 0A short\n"
 	assert.Equal(t, []string{"111", "444"}, listenInodes([]byte(table), 12345))
 	assert.Empty(t, listenInodes([]byte(table), 1))
+}
+
+// A log's tail holds its last lines, each cut short; of a log larger
+// than tailReadBytes only the end is read.
+func TestLogTail(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+		return path
+	}
+	var many strings.Builder
+	for i := range 20 {
+		fmt.Fprintf(&many, "line %d\n", i)
+	}
+	tail := logTail(write("many", many.String()))
+	assert.True(t, strings.HasPrefix(tail, "  | line 5\n"), tail)
+	assert.True(t, strings.HasSuffix(tail, "  | line 19"), tail)
+	assert.Equal(t, "  (log empty)", logTail(write("empty", "")))
+
+	// One line longer than tailReadBytes: its start is never read.
+	huge := strings.Repeat("a", tailReadBytes) + strings.Repeat("b", tailReadBytes)
+	assert.Equal(t, "  | "+strings.Repeat("b", tailLineBytes)+" …", logTail(write("huge", huge)))
+	assert.Contains(t, logTail(filepath.Join(dir, "absent")), "log unreadable")
 }
