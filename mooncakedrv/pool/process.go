@@ -174,8 +174,8 @@ func logTail(path string) string {
 		return "  (log unreadable: " + err.Error() + ")"
 	}
 	defer f.Close()
-	if info, err := f.Stat(); err == nil && info.Size() > tailReadBytes {
-		_, _ = f.Seek(-tailReadBytes, io.SeekEnd)
+	if info, err := f.Stat(); err == nil {
+		_, _ = f.Seek(max(0, info.Size()-tailReadBytes), io.SeekStart) // the last tailReadBytes at most
 	}
 	data, err := io.ReadAll(f)
 	if err != nil {
