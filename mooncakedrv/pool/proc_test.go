@@ -57,6 +57,9 @@ func TestLogTail(t *testing.T) {
 	assert.True(t, strings.HasPrefix(tail, "  | line 5\n"), tail)
 	assert.True(t, strings.HasSuffix(tail, "  | line 19"), tail)
 	assert.Equal(t, "  (log empty)", logTail(write("empty", "")))
+	assert.Equal(t, "  | one line", logTail(write("one", "one line\n")))
+	exact := strings.Repeat("x", tailLineBytes)
+	assert.Equal(t, "  | "+exact+"\n  | "+exact+" …", logTail(write("exact", exact+"\n"+exact+"yz\n")))
 
 	// One line longer than tailReadBytes: its start is never read.
 	huge := strings.Repeat("a", tailReadBytes) + strings.Repeat("b", tailReadBytes)

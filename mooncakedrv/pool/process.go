@@ -182,9 +182,7 @@ func logTail(path string) string {
 		return "  (log unreadable: " + err.Error() + ")"
 	}
 	lines := strings.Split(string(bytes.TrimRight(data, "\n")), "\n")
-	if len(lines) > tailLines {
-		lines = lines[len(lines)-tailLines:]
-	}
+	lines = lines[max(0, len(lines)-tailLines):]
 	if len(lines) == 1 && lines[0] == "" {
 		return "  (log empty)"
 	}
