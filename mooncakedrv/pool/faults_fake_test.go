@@ -58,7 +58,10 @@ func TestKillAFrozenMaster(t *testing.T) {
 // KillProvider is SIGKILL: even a provider that ignores SIGTERM, or a
 // frozen one, is gone at once, and a new one starts on its port.
 func TestKillProvider(t *testing.T) {
-	p, err := startFake(t, func(o *Options) { o.ProviderEnv = []string{"FAKEMC_IGNORE_TERM=1"} })
+	p, err := startFake(t, func(o *Options) {
+		o.ProviderEnv = []string{"FAKEMC_IGNORE_TERM=1"}
+		o.StopTimeout = 300 * time.Millisecond // the restarted provider ignores SIGTERM too
+	})
 	require.NoError(t, err)
 	old, port := p.PID(Provider), p.ProviderPort()
 	require.NoError(t, p.Freeze())

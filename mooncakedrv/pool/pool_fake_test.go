@@ -262,7 +262,7 @@ func TestNotReadyIsBoundedAndCleanedUp(t *testing.T) {
 	_, err := startFake(t, func(o *Options) {
 		// Per process: long enough for the fake master on a loaded
 		// machine, so that it is the provider's wait that runs out.
-		o.StartTimeout = 5 * time.Second
+		o.StartTimeout = 3 * time.Second
 		o.ProviderEnv = []string{"FAKEMC_NO_LISTEN=1"}
 	})
 	require.ErrorIs(t, err, ErrNotReady)
