@@ -103,4 +103,23 @@
 //     AbsentIsMiss) Fault, as [memdrv.RowEnd].Absent tells; SecondPutReady
 //     bends only a NotReady that [memdrv.RowEnd].OwnWrite says came from
 //     the driver's own put, never another writer's.
+//
+// # Equivalent mutants
+//
+// go run mage.go mutate (mutation testing) counts these mutants as
+// equivalent, not lived: nothing observable differs, so no test can
+// kill them.
+//
+//   - `afterend.go` in `afterEnd`: `i >= len(o.spans)` (CONDITIONALS_BOUNDARY):
+//     the wrapped driver's Poll answers one status a row and o.spans
+//     holds one entry a row, so i never reaches len(o.spans); the guard
+//     only keeps a miscounted answer from reading past the spans.
+//   - `driver.go` in `liesAboutDrain`: `d.inner.Unprovable() > 0` (CONDITIONALS_BOUNDARY):
+//     memdrv's Drain answers false with its context still alive only once
+//     nothing is open or running and some access is Unprovable, so the
+//     count is never 0 where it is read.
+//   - `operation.go` in `Poll`: `n > 0` (CONDITIONALS_BOUNDARY): memdrv
+//     refuses a batch of no rows, so every Poll has a row to drop.
+//   - `rowend.go` in `room`: `addr < r.Base+uintptr(r.Len)` (CONDITIONALS_BOUNDARY):
+//     at the region's end the room is 0, which is where best starts.
 package broken
