@@ -203,7 +203,10 @@ func TestACallInsideTheDriverIsCancelledWhenItArrives(t *testing.T) {
 			<-inside
 			ops := d.Ops()
 			require.Len(t, ops, 2, "call 2 entered the driver; nothing after it")
-			assert.Equal(t, 1, ops[1].Cancels(), "the call that was inside the driver was asked to Cancel on arrival")
+			// At least once: after Shutdown, its retirement may ask too,
+			// when it finds the operation already arrived (Cancel is
+			// advisory, and asking twice is allowed).
+			assert.GreaterOrEqual(t, ops[1].Cancels(), 1, "the call that was inside the driver was asked to Cancel on arrival")
 		})
 	}
 }
