@@ -22,9 +22,16 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
-	"github.com/magefile/mage/mg"
 	"github.com/magefile/mage/sh"
+
+	"github.com/kvshare/kvshare/build/consumer"
+	"github.com/kvshare/kvshare/build/deps"
+	"github.com/kvshare/kvshare/build/firstbuild"
+	buildmodules "github.com/kvshare/kvshare/build/modules"
+	"github.com/kvshare/kvshare/build/release"
+	"github.com/kvshare/kvshare/build/targetargs"
 )
 
 // Build compiles every package of every workspace module.
@@ -32,9 +39,10 @@ func Build() error {
 	return sh.RunV("go", "build", "work")
 }
 
-// Test runs the CPU tests of every workspace module under the race detector.
+// Test runs the CPU tests of every workspace module under the race
+// detector (with the nvml tag, so NVML discovery is tested too).
 func Test() error {
-	return sh.RunWithV(map[string]string{"CGO_ENABLED": "1"}, "go", "test", "-race", "-count=1", "work")
+	return sh.RunWithV(map[string]string{"CGO_ENABLED": "1"}, "go", "test", "-race", "-count=1", "-tags=nvml", "work")
 }
 
 // Lint runs go vet, staticcheck (the version the root module's tool
@@ -84,10 +92,12 @@ func Standalone() error {
 			{"go", "vet", "./..."},
 			{"go", "test", "-count=1", "./..."},
 		}
-		if m == "." {
-			// The root's one package is this magefile (package main
-			// without func main, behind the mage tag): vet type-checks it.
-			steps = [][]string{{"go", "vet", tags(m), "./..."}}
+		if t := tags(m); t != "-tags=" {
+			steps = [][]string{
+				{"go", "build", t, "./..."},
+				{"go", "vet", t, "./..."},
+				{"go", "test", "-count=1", testTags(m), "./..."},
+			}
 		}
 		for _, args := range steps {
 			if err := inModule(m, off, args...); err != nil {
@@ -131,10 +141,82 @@ func Bench() error {
 	return nil
 }
 
-// CI runs what .ci/run runs: lint, deps, test, standalone and the short
-// soak, in that order.
-func CI() {
-	mg.SerialDeps(Lint, Deps, Test, Standalone, SoakShort)
+// CI runs what .ci/run runs: lint, deps, test, standalone, the outside
+// consumers, the quiet first build and the short soak, in that order,
+// printing the time each took.
+func CI() error {
+	steps := []struct {
+		name string
+		run  func() error
+	}{{"lint", Lint}, {"deps", Deps}, {"test", Test}, {"standalone", Standalone},
+		{"consumers", Consumers}, {"quiet", Quiet}, {"soakShort", SoakShort}}
+	for _, st := range steps {
+		start := time.Now()
+		err := st.run()
+		fmt.Printf("ci: %s took %.0f s\n", st.name, time.Since(start).Seconds())
+		if err != nil {
+			return fmt.Errorf("ci: %s: %w", st.name, err)
+		}
+	}
+	return nil
+}
+
+// Release makes release VERSION of every module, in this repository:
+// each go.mod's kvshare requirements set to VERSION, go mod tidy in each
+// module, one commit, a tag per module (binding/VERSION, the root
+// VERSION). Refuses a dirty tree, a version that is not semver and one
+// already tagged. `release VERSION --dry-run` prints the plan and
+// changes nothing. Pushing the tags is yours to do.
+func Release(version string) error {
+	plan, err := release.Plan(".", version)
+	if err != nil {
+		return err
+	}
+	if os.Getenv(targetargs.DryRun) == "1" {
+		fmt.Println("release: dry run, nothing changed; the plan:")
+		plan.Print(os.Stdout)
+		return nil
+	}
+	return plan.Apply(".", os.Stdout)
+}
+
+// Dist writes a Go module proxy into DIR (the GOPROXY file layout)
+// holding every module as release VERSION would publish it, from the
+// committed tree; `dist DIR VERSION` picks the version, by default the
+// one the go.mod files require. Use it with
+// GOPROXY=file://DIR,$(go env GOPROXY) GONOSUMDB='github.com/kvshare/*'.
+func Dist(dir string) error {
+	version := os.Getenv(targetargs.DistVersion)
+	if version == "" {
+		v, err := buildmodules.Required(".")
+		if err != nil {
+			return err
+		}
+		version = v
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	return release.Dist(".", abs, version, os.Stdout)
+}
+
+// Consumers builds a module proxy with dist into a temporary folder and
+// runs every outside consumer (examples/consumer-*) against it from a
+// temporary folder with a fresh module cache: go mod tidy, go mod
+// vendor, go vet, go build, the program; its go.mod must have no
+// replace, its vendor/modules.txt only what it needs, its output every
+// byte round-tripped.
+func Consumers() error {
+	return consumer.Check(".", os.Stdout)
+}
+
+// Quiet builds the kvshare command with an empty build cache, as a new
+// user's first `go run ./tools/cmd/kvshare roundtrip` does, and runs the
+// round trip: the build must print nothing (no C compiler warnings),
+// the command only its own lines.
+func Quiet() error {
+	return firstbuild.Check(".", os.Stdout)
 }
 
 // Soak runs `kvshare soak` for ten minutes: four backends over the
@@ -474,113 +556,47 @@ func skipReason(out string) string {
 	return "(no reason given)"
 }
 
-// allowedImports is ARCHITECTURE §2's table: the modules (ours by folder,
-// others by module path) each module's packages may import, tests aside.
-var allowedImports = map[string][]string{
-	"contract":    nil,
-	"keys":        nil,
-	"rowbatch":    {"contract"},
-	"scheduler":   nil,
-	"binding":     {"contract", "keys", "rowbatch"},
-	"memdrv":      {"contract", "rowbatch", "scheduler"},
-	"conformance": {"contract", "rowbatch", "github.com/stretchr/testify"},
-	"mooncakesdk": {"github.com/ebitengine/purego", "github.com/BurntSushi/toml"},
-	"mooncakedrv": {"contract", "rowbatch", "scheduler", "mooncakesdk", "github.com/ebitengine/purego", "github.com/BurntSushi/toml"},
-	"tools":       {"*"},
-	"telemetry": {"contract", "binding", "mooncakedrv", "rowbatch", "scheduler", "mooncakesdk",
-		"github.com/ebitengine/purego", "github.com/BurntSushi/toml",
-		"go.opentelemetry.io/otel/metric", "go.opentelemetry.io/otel/attribute", "github.com/cespare/xxhash"},
-	"gpuroundtrip": {"contract", "keys", "rowbatch", "scheduler", "binding", "memdrv", "mooncakesdk", "mooncakedrv",
-		"github.com/ebitengine/purego", "github.com/BurntSushi/toml", "github.com/NVIDIA/go-nvml"},
-	"docs/engineguide": nil, // the guide's code is all tests
-}
-
 // Deps checks that every module's packages (tests aside) import only
-// what ARCHITECTURE §2 allows it, so the module graph stays the one the
-// design draws: a consumer of contract and memdrv pulls in no purego.
+// what build/modules allows it, that go.work uses exactly the modules it
+// lists, that every go.mod in the tree is listed, and that every sibling
+// requirement names a release version with a replace for the repository.
 func Deps() error {
-	mods, err := modules()
-	if err != nil {
+	for _, check := range []func(string) error{buildmodules.CheckWork, buildmodules.CheckTree, buildmodules.CheckRequirements} {
+		if err := check("."); err != nil {
+			return err
+		}
+	}
+	if err := deps.Check(".", deps.GoList); err != nil {
 		return err
 	}
-	const ours = "github.com/kvshare/kvshare/"
-	var bad []string
-	for _, m := range mods {
-		if m == "." {
-			continue
-		}
-		allowed, known := allowedImports[m]
-		if !known {
-			bad = append(bad, m+": not in the dependency table (magefile.go allowedImports)")
-			continue
-		}
-		if len(allowed) == 1 && allowed[0] == "*" {
-			continue
-		}
-		cmd := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "./...")
-		cmd.Dir = m
-		cmd.Env = append(os.Environ(), "GOWORK=off")
-		out, err := cmd.Output()
-		if err != nil {
-			return fmt.Errorf("%s: go list: %w", m, err)
-		}
-		for _, pkg := range strings.Fields(string(out)) {
-			if strings.HasPrefix(pkg, ours+m+"/") || pkg == ours+m {
-				continue
-			}
-			if !importAllowed(pkg, ours, allowed) {
-				bad = append(bad, fmt.Sprintf("%s imports %s", m, pkg))
-			}
-		}
-	}
-	if len(bad) > 0 {
-		return fmt.Errorf("dependency rules broken:\n  %s", strings.Join(bad, "\n  "))
-	}
-	fmt.Println("deps: every module imports only what ARCHITECTURE §2 allows")
+	fmt.Println("deps: every module imports only what build/modules allows; go.work and every go.mod agree with it")
 	return nil
 }
 
-func importAllowed(pkg, ours string, allowed []string) bool {
-	for _, a := range allowed {
-		path := a
-		if !strings.Contains(a, ".") {
-			path = ours + a
-		}
-		if pkg == path || strings.HasPrefix(pkg, path+"/") {
-			return true
-		}
-	}
-	return false
-}
-
-// modules returns the workspace's module directories from go.work, the
-// root first.
+// modules returns the folders of every module, the root first, once
+// go.work is checked to use exactly those.
 func modules() ([]string, error) {
-	out, err := sh.Output("go", "work", "edit", "-json")
-	if err != nil {
-		return nil, fmt.Errorf("reading go.work: %w", err)
+	if err := buildmodules.CheckWork("."); err != nil {
+		return nil, err
 	}
-	var w struct{ Use []struct{ DiskPath string } }
-	if err := json.Unmarshal([]byte(out), &w); err != nil {
-		return nil, fmt.Errorf("reading go.work: %w", err)
-	}
-	if len(w.Use) == 0 {
-		return nil, errors.New("go.work lists no module")
-	}
-	mods := make([]string, 0, len(w.Use))
-	for _, u := range w.Use {
-		mods = append(mods, filepath.Clean(u.DiskPath))
-	}
-	return mods, nil
+	return buildmodules.Dirs(), nil
 }
 
-// tags selects the build tags a module's own checks need: the root
-// module's only package is this magefile, behind the mage tag.
+// tags selects the build tags a module's own checks need (build/modules
+// lists them: the root's magefile is behind the mage tag, gpuroundtrip's
+// NVML discovery behind nvml).
 func tags(dir string) string {
-	if dir == "." {
-		return "-tags=mage"
+	m, err := buildmodules.Find(dir)
+	if err != nil {
+		return "-tags="
 	}
-	return "-tags="
+	return "-tags=" + m.Tags
+}
+
+// testTags is tags without mage: the magefile is package main without a
+// func main, which go test cannot build.
+func testTags(dir string) string {
+	return strings.Replace(strings.Replace(tags(dir), "mage,", "", 1), "=mage", "=", 1)
 }
 
 // inModule runs a command in a module's folder with its output shown.

@@ -3,10 +3,10 @@ module github.com/kvshare/kvshare/binding
 go 1.26
 
 require (
-	github.com/kvshare/kvshare/contract v0.0.0
-	github.com/kvshare/kvshare/keys v0.0.0
-	github.com/kvshare/kvshare/memdrv v0.0.0
-	github.com/kvshare/kvshare/rowbatch v0.0.0
+	github.com/kvshare/kvshare/contract v0.3.0
+	github.com/kvshare/kvshare/keys v0.3.0
+	github.com/kvshare/kvshare/memdrv v0.3.0
+	github.com/kvshare/kvshare/rowbatch v0.3.0
 	github.com/stretchr/testify v1.12.1
 )
 

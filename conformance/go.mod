@@ -3,9 +3,9 @@ module github.com/kvshare/kvshare/conformance
 go 1.26
 
 require (
-	github.com/kvshare/kvshare/contract v0.0.0
-	github.com/kvshare/kvshare/memdrv v0.0.0 // tests only: the reference driver and the broken drivers of the self-test
-	github.com/kvshare/kvshare/rowbatch v0.0.0
+	github.com/kvshare/kvshare/contract v0.3.0
+	github.com/kvshare/kvshare/memdrv v0.3.0 // tests only: the reference driver and the broken drivers of the self-test
+	github.com/kvshare/kvshare/rowbatch v0.3.0
 	github.com/stretchr/testify v1.12.1
 )
 

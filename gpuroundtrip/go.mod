@@ -5,20 +5,20 @@ go 1.26
 require (
 	github.com/NVIDIA/go-nvml v0.13.4-1
 	github.com/ebitengine/purego v0.11.3
-	github.com/kvshare/kvshare/binding v0.0.0
-	github.com/kvshare/kvshare/contract v0.0.0
-	github.com/kvshare/kvshare/keys v0.0.0
-	github.com/kvshare/kvshare/memdrv v0.0.0
-	github.com/kvshare/kvshare/mooncakedrv v0.0.0
+	github.com/kvshare/kvshare/binding v0.3.0
+	github.com/kvshare/kvshare/contract v0.3.0
+	github.com/kvshare/kvshare/keys v0.3.0
+	github.com/kvshare/kvshare/memdrv v0.3.0
+	github.com/kvshare/kvshare/mooncakedrv v0.3.0
 	github.com/stretchr/testify v1.12.1
 )
 
 require (
 	github.com/BurntSushi/toml v1.6.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
-	github.com/kvshare/kvshare/mooncakesdk v0.0.0 // indirect
-	github.com/kvshare/kvshare/rowbatch v0.0.0 // indirect
-	github.com/kvshare/kvshare/scheduler v0.0.0 // indirect
+	github.com/kvshare/kvshare/mooncakesdk v0.3.0 // indirect
+	github.com/kvshare/kvshare/rowbatch v0.3.0 // indirect
+	github.com/kvshare/kvshare/scheduler v0.3.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 )
 

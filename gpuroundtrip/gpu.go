@@ -1,6 +1,7 @@
 package gpuroundtrip
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 
@@ -40,9 +41,14 @@ func (d *cudaDevice) OnGPU() bool { return true }
 // OpenGPU finds the machine's GPUs with NVML and opens the CUDA runtime
 // on one. No GPU is an error wrapping [ErrNoGPU] that says why; a GPU
 // whose runtime cannot be loaded is an error wrapping
-// [cudart.ErrLibrary] that names what was tried.
+// [cudart.ErrLibrary] that names what was tried. In a build without
+// NVML (no nvml build tag) the CUDA runtime alone says whether there is
+// a GPU: a runtime that cannot be loaded then means none.
 func OpenGPU(opts GPUOptions) (Device, error) {
 	machine, err := discoverGPUs()
+	if errors.Is(err, gpus.ErrNoNVML) {
+		return openWithoutNVML(opts, err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -57,5 +63,21 @@ func OpenGPU(opts GPUOptions) (Device, error) {
 	if g, ok := machine.ByPCIBusID(rt.PCIBusID()); ok {
 		name = g.String()
 	}
+	return &cudaDevice{Runtime: rt, name: name}, nil
+}
+
+// openWithoutNVML opens the CUDA runtime on the device opts names, with
+// no NVML to ask first (noNVML says why).
+func openWithoutNVML(opts GPUOptions, noNVML error) (Device, error) {
+	rt, err := cudart.Open(cudart.Options{Library: opts.CUDART, Device: opts.Index, Logger: opts.Logger})
+	switch {
+	case errors.Is(err, cudart.ErrLibrary):
+		return nil, fmt.Errorf("%w: no CUDA runtime to load (%w), and no NVML to ask (%w)", ErrNoGPU, err, noNVML)
+	case isNoDevice(err):
+		return nil, fmt.Errorf("%w: the CUDA runtime has no device to use: %w", ErrNoGPU, err)
+	case err != nil:
+		return nil, fmt.Errorf("the CUDA runtime cannot be used: %w", err)
+	}
+	name := fmt.Sprintf("CUDA device %d (PCI %s; this build has no NVML to name it: -tags nvml)", rt.Device(), rt.PCIBusID())
 	return &cudaDevice{Runtime: rt, name: name}, nil
 }

@@ -3,9 +3,9 @@ module github.com/kvshare/kvshare/memdrv
 go 1.26
 
 require (
-	github.com/kvshare/kvshare/contract v0.0.0
-	github.com/kvshare/kvshare/keys v0.0.0
-	github.com/kvshare/kvshare/rowbatch v0.0.0
+	github.com/kvshare/kvshare/contract v0.3.0
+	github.com/kvshare/kvshare/keys v0.3.0
+	github.com/kvshare/kvshare/rowbatch v0.3.0
 	github.com/stretchr/testify v1.12.1
 )
 

@@ -3,13 +3,13 @@ module github.com/kvshare/kvshare/mooncakedrv
 go 1.26
 
 require (
-	github.com/kvshare/kvshare/binding v0.0.0
-	github.com/kvshare/kvshare/conformance v0.0.0
-	github.com/kvshare/kvshare/contract v0.0.0
-	github.com/kvshare/kvshare/keys v0.0.0
-	github.com/kvshare/kvshare/mooncakesdk v0.0.0
-	github.com/kvshare/kvshare/rowbatch v0.0.0
-	github.com/kvshare/kvshare/scheduler v0.0.0
+	github.com/kvshare/kvshare/binding v0.3.0
+	github.com/kvshare/kvshare/conformance v0.3.0
+	github.com/kvshare/kvshare/contract v0.3.0
+	github.com/kvshare/kvshare/keys v0.3.0
+	github.com/kvshare/kvshare/mooncakesdk v0.3.0
+	github.com/kvshare/kvshare/rowbatch v0.3.0
+	github.com/kvshare/kvshare/scheduler v0.3.0
 	github.com/stretchr/testify v1.12.1
 )
 

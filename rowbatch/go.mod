@@ -3,7 +3,7 @@ module github.com/kvshare/kvshare/rowbatch
 go 1.26
 
 require (
-	github.com/kvshare/kvshare/contract v0.0.0
+	github.com/kvshare/kvshare/contract v0.3.0
 	github.com/stretchr/testify v1.12.1
 )
 

@@ -3,13 +3,13 @@ module github.com/kvshare/kvshare/tools
 go 1.26.0
 
 require (
-	github.com/kvshare/kvshare/binding v0.0.0
-	github.com/kvshare/kvshare/contract v0.0.0
-	github.com/kvshare/kvshare/keys v0.0.0
-	github.com/kvshare/kvshare/memdrv v0.0.0
-	github.com/kvshare/kvshare/mooncakedrv v0.0.0
-	github.com/kvshare/kvshare/mooncakesdk v0.0.0
-	github.com/kvshare/kvshare/telemetry v0.0.0
+	github.com/kvshare/kvshare/binding v0.3.0
+	github.com/kvshare/kvshare/contract v0.3.0
+	github.com/kvshare/kvshare/keys v0.3.0
+	github.com/kvshare/kvshare/memdrv v0.3.0
+	github.com/kvshare/kvshare/mooncakedrv v0.3.0
+	github.com/kvshare/kvshare/mooncakesdk v0.3.0
+	github.com/kvshare/kvshare/telemetry v0.3.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3
 	github.com/prometheus/common v0.72.0
@@ -48,9 +48,9 @@ require (
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
 	github.com/ebitengine/purego v0.11.3 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
-	github.com/kvshare/kvshare/gpuroundtrip v0.0.0
-	github.com/kvshare/kvshare/rowbatch v0.0.0 // indirect
-	github.com/kvshare/kvshare/scheduler v0.0.0 // indirect
+	github.com/kvshare/kvshare/gpuroundtrip v0.3.0
+	github.com/kvshare/kvshare/rowbatch v0.3.0 // indirect
+	github.com/kvshare/kvshare/scheduler v0.3.0 // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect

@@ -23,10 +23,10 @@ replace github.com/kvshare/kvshare/telemetry => ../../telemetry
 replace github.com/kvshare/kvshare/conformance => ../../conformance
 
 require (
-	github.com/kvshare/kvshare/binding v0.0.0
-	github.com/kvshare/kvshare/contract v0.0.0
-	github.com/kvshare/kvshare/keys v0.0.0
-	github.com/kvshare/kvshare/memdrv v0.0.0
+	github.com/kvshare/kvshare/binding v0.3.0
+	github.com/kvshare/kvshare/contract v0.3.0
+	github.com/kvshare/kvshare/keys v0.3.0
+	github.com/kvshare/kvshare/memdrv v0.3.0
 	github.com/stretchr/testify v1.12.1
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/metric v1.47.0
@@ -40,7 +40,7 @@ require (
 	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect
-	github.com/kvshare/kvshare/scheduler v0.0.0 // indirect
+	github.com/kvshare/kvshare/scheduler v0.3.0 // indirect
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
 	go.opentelemetry.io/otel/log v1.47.0 // indirect
 	go.opentelemetry.io/otel/sdk v1.47.0 // indirect
@@ -50,8 +50,8 @@ require (
 )
 
 require (
-	github.com/kvshare/kvshare/mooncakedrv v0.0.0
-	github.com/kvshare/kvshare/mooncakesdk v0.0.0
-	github.com/kvshare/kvshare/rowbatch v0.0.0 // indirect
-	github.com/kvshare/kvshare/telemetry v0.0.0
+	github.com/kvshare/kvshare/mooncakedrv v0.3.0
+	github.com/kvshare/kvshare/mooncakesdk v0.3.0
+	github.com/kvshare/kvshare/rowbatch v0.3.0 // indirect
+	github.com/kvshare/kvshare/telemetry v0.3.0
 )

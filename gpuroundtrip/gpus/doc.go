@@ -20,15 +20,10 @@
 //
 // # What it refuses
 //
-// Nothing else: it only reads. A build without cgo (CGO_ENABLED=0) has
-// no NVML at all; Discover then answers an error wrapping [ErrNoGPU]
-// that says so, and the module still builds.
-//
-// # Decisions
-//
-//   - go-nvml is imported only in files built with cgo, so that the rest
-//     of gpuroundtrip builds without a C compiler.
-//   - Discovery goes through nvml.Interface, so the tests can hand it
-//     go-nvml's own mocks (an H200 server; an Init that fails with every
-//     other function left unset, which panics if called).
+// Nothing else: it only reads. NVML is compiled in only with cgo and the
+// nvml build tag (go build -tags nvml): go-nvml's C wrappers print pages
+// of compiler warnings on their first build, which a default build of
+// the kvshare command must not. Without the tag, Discover answers an
+// error wrapping [ErrNoNVML], and callers find the GPU through the CUDA
+// runtime alone.
 package gpus

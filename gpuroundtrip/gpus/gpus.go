@@ -8,8 +8,12 @@ import (
 )
 
 // ErrNoGPU means there is no GPU to use: NVML's library is not there, its
-// driver is not loaded, it reports no device, or this build has no NVML.
+// driver is not loaded, or it reports no device.
 var ErrNoGPU = errors.New("gpus: no GPU")
+
+// ErrNoNVML means this build cannot ask NVML: it was built without cgo
+// or without the nvml build tag. It says nothing about the machine.
+var ErrNoNVML = errors.New("gpus: no NVML in this build")
 
 // GPU is one device as NVML reports it.
 type GPU struct {

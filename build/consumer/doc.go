@@ -1,0 +1,14 @@
+// Package consumer checks that kvshare can be taken from outside, the
+// way a team takes any multi-module repository: by version, through a
+// module proxy, with no replace.
+//
+// [Check] publishes every module with [release.Dist] into a temporary
+// proxy, copies each consumer of [modules.Consumers] to a temporary
+// folder and there, with a throwaway module cache (so a version cached
+// earlier can never stand in for the code under test), runs
+// `go mod tidy`, `go mod vendor`, `go vet`, `go build` and the program
+// itself. It fails when a consumer's go.mod has a replace or requires
+// kvshare at another version than the proxy's, when its
+// vendor/modules.txt lists a module it must not pull in, or when the
+// program does not report every byte round-tripped.
+package consumer

@@ -1,0 +1,48 @@
+package modules
+
+// Third-party modules the table below allows.
+const (
+	purego    = "github.com/ebitengine/purego"
+	toml      = "github.com/BurntSushi/toml"
+	testify   = "github.com/stretchr/testify"
+	nvml      = "github.com/NVIDIA/go-nvml"
+	otelMeter = "go.opentelemetry.io/otel/metric"
+	otelAttr  = "go.opentelemetry.io/otel/attribute"
+	xxhash    = "github.com/cespare/xxhash" // otel/attribute's
+)
+
+// All is every module of the repository, the root first. Imports is the
+// module table of the README: what each module's packages may import.
+var All = []Module{
+	{Dir: ".", Imports: []string{"*"}, Tags: "mage"}, // the build: mage, x/mod
+	{Dir: "contract"},
+	{Dir: "keys"},
+	{Dir: "rowbatch", Imports: []string{"contract"}},
+	{Dir: "scheduler"},
+	{Dir: "binding", Imports: []string{"contract", "keys", "rowbatch"}},
+	{Dir: "memdrv", Imports: []string{"contract", "rowbatch", "scheduler"}},
+	{Dir: "conformance", Imports: []string{"contract", "rowbatch", testify}},
+	{Dir: "mooncakesdk", Imports: []string{purego, toml}},
+	{Dir: "mooncakedrv", Imports: []string{"contract", "rowbatch", "scheduler", "mooncakesdk", purego, toml}},
+	{Dir: "gpuroundtrip", Imports: []string{"contract", "keys", "rowbatch", "scheduler", "binding", "memdrv",
+		"mooncakesdk", "mooncakedrv", purego, toml, nvml}, Tags: "nvml"},
+	{Dir: "telemetry", Imports: []string{"contract", "binding", "mooncakedrv", "rowbatch", "scheduler", "mooncakesdk",
+		purego, toml, otelMeter, otelAttr, xxhash}},
+	{Dir: "docs/engineguide"}, // the guide's code is all tests
+	{Dir: "tools", Imports: []string{"*"}},
+}
+
+// Consumers is every outside consumer of the repository.
+var Consumers = []Consumer{
+	{
+		Dir: "examples/consumer-memdrv",
+		Forbidden: []string{purego, toml, nvml, testify, "go.opentelemetry.io", "gonum.org",
+			"github.com/prometheus", Prefix + "/mooncakesdk", Prefix + "/mooncakedrv", Prefix + "/gpuroundtrip",
+			Prefix + "/telemetry", Prefix + "/conformance", Prefix + "/tools"},
+	},
+	{
+		Dir: "examples/consumer-mooncake",
+		Forbidden: []string{nvml, testify, "go.opentelemetry.io", "gonum.org", "github.com/prometheus",
+			Prefix + "/memdrv", Prefix + "/gpuroundtrip", Prefix + "/telemetry", Prefix + "/conformance", Prefix + "/tools"},
+	},
+}

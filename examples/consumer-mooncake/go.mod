@@ -1,0 +1,10 @@
+module example.com/consumer-mooncake
+
+go 1.26
+
+require (
+	github.com/kvshare/kvshare/binding v0.3.0
+	github.com/kvshare/kvshare/contract v0.3.0
+	github.com/kvshare/kvshare/mooncakedrv v0.3.0
+	github.com/kvshare/kvshare/mooncakesdk v0.3.0
+)
