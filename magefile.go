@@ -168,7 +168,7 @@ func CI() error {
 // already tagged. `release VERSION --dry-run` prints the plan and
 // changes nothing. Pushing the tags is yours to do.
 func Release(version string) error {
-	plan, err := release.Plan(".", version)
+	plan, err := release.Plan(".", buildmodules.Repo, version)
 	if err != nil {
 		return err
 	}
@@ -188,7 +188,7 @@ func Release(version string) error {
 func Dist(dir string) error {
 	version := os.Getenv(targetargs.DistVersion)
 	if version == "" {
-		v, err := buildmodules.Required(".")
+		v, err := buildmodules.Repo.Required(".")
 		if err != nil {
 			return err
 		}
@@ -198,7 +198,7 @@ func Dist(dir string) error {
 	if err != nil {
 		return err
 	}
-	return release.Dist(".", abs, version, os.Stdout)
+	return release.Dist(".", buildmodules.Repo, abs, version, os.Stdout)
 }
 
 // Consumers builds a module proxy with dist into a temporary folder and
@@ -288,7 +288,7 @@ func Realpool() error {
 	for i := range pkgs {
 		pkgs[i].binary = filepath.Join(bins, fmt.Sprintf("%02d.test", i))
 		err := inModule(pkgs[i].module, map[string]string{"CGO_ENABLED": "1"},
-			"go", "test", "-c", "-race", "-o", pkgs[i].binary, pkgs[i].importPath)
+			"go", "test", "-c", "-race", testTags(pkgs[i].module), "-o", pkgs[i].binary, pkgs[i].importPath)
 		if err != nil {
 			return fmt.Errorf("realpool: building %s: %w", pkgs[i].importPath, err)
 		}
@@ -368,7 +368,7 @@ func Cuda() error {
 			return fmt.Errorf("cuda: %w", err)
 		}
 		bin := filepath.Join(dir, "gpuroundtrip.test")
-		if err := inModule("gpuroundtrip", cgo, "go", "test", "-c", "-o", bin, "."); err != nil {
+		if err := inModule("gpuroundtrip", cgo, "go", "test", "-c", "-tags=nvml", "-o", bin, "."); err != nil {
 			return fmt.Errorf("cuda: building the test binary: %w", err)
 		}
 		script := filepath.Join(dir, "run-cuda.sh")
@@ -381,7 +381,7 @@ func Cuda() error {
 		return nil
 	}
 	fmt.Println("cuda: running the CUDA tier (gpuroundtrip, TestCUDA*)")
-	return inModule("gpuroundtrip", cgo, "go", "test", "-count=1", "-v", "-timeout=9m", "-run", "^TestCUDA", ".")
+	return inModule("gpuroundtrip", cgo, "go", "test", "-tags=nvml", "-count=1", "-v", "-timeout=9m", "-run", "^TestCUDA", ".")
 }
 
 // cudaScript runs the CUDA tier's test binary on a GPU machine.
@@ -561,12 +561,12 @@ func skipReason(out string) string {
 // lists, that every go.mod in the tree is listed, and that every sibling
 // requirement names a release version with a replace for the repository.
 func Deps() error {
-	for _, check := range []func(string) error{buildmodules.CheckWork, buildmodules.CheckTree, buildmodules.CheckRequirements} {
+	for _, check := range []func(string) error{buildmodules.Repo.CheckWork, buildmodules.Repo.CheckTree, buildmodules.Repo.CheckRequirements} {
 		if err := check("."); err != nil {
 			return err
 		}
 	}
-	if err := deps.Check(".", deps.GoList); err != nil {
+	if err := deps.Check(".", buildmodules.Repo, deps.GoList); err != nil {
 		return err
 	}
 	fmt.Println("deps: every module imports only what build/modules allows; go.work and every go.mod agree with it")
@@ -576,17 +576,17 @@ func Deps() error {
 // modules returns the folders of every module, the root first, once
 // go.work is checked to use exactly those.
 func modules() ([]string, error) {
-	if err := buildmodules.CheckWork("."); err != nil {
+	if err := buildmodules.Repo.CheckWork("."); err != nil {
 		return nil, err
 	}
-	return buildmodules.Dirs(), nil
+	return buildmodules.Repo.Dirs(), nil
 }
 
 // tags selects the build tags a module's own checks need (build/modules
 // lists them: the root's magefile is behind the mage tag, gpuroundtrip's
 // NVML discovery behind nvml).
 func tags(dir string) string {
-	m, err := buildmodules.Find(dir)
+	m, err := buildmodules.Repo.Find(dir)
 	if err != nil {
 		return "-tags="
 	}

@@ -22,10 +22,10 @@ import (
 // Done is the line a consumer prints last when every byte came back.
 var Done = regexp.MustCompile(`(?m)^kvshare consumer: (\d+) rows, (\d+) bytes round-tripped, every byte identical$`)
 
-// Check runs every consumer of [modules.Consumers] against a proxy made
+// Check runs every consumer of [modules.Repo] against a proxy made
 // from the repository at root, printing each step to w.
 func Check(root string, w io.Writer) error {
-	version, err := modules.Required(root)
+	version, err := modules.Repo.Required(root)
 	if err != nil {
 		return err
 	}
@@ -35,7 +35,7 @@ func Check(root string, w io.Writer) error {
 	}
 	defer os.RemoveAll(tmp)
 	proxy := filepath.Join(tmp, "proxy")
-	if err := release.Dist(root, proxy, version, w); err != nil {
+	if err := release.Dist(root, modules.Repo, proxy, version, w); err != nil {
 		return err
 	}
 	env, err := environment(tmp, proxy)
@@ -43,7 +43,7 @@ func Check(root string, w io.Writer) error {
 		return err
 	}
 	var errs []error
-	for _, c := range modules.Consumers {
+	for _, c := range modules.Repo.Consumers {
 		start := time.Now()
 		if err := checkOne(root, tmp, version, c, env, w); err != nil {
 			fmt.Fprintf(w, "consumer: FAIL %s: %v\n", c.Dir, err)

@@ -3,7 +3,7 @@
 // module proxy, with no replace.
 //
 // [Check] publishes every module with [release.Dist] into a temporary
-// proxy, copies each consumer of [modules.Consumers] to a temporary
+// proxy, copies each consumer of [modules.Repo] to a temporary
 // folder and there, with a throwaway module cache (so a version cached
 // earlier can never stand in for the code under test), runs
 // `go mod tidy`, `go mod vendor`, `go vet`, `go build` and the program

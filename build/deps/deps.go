@@ -35,11 +35,11 @@ func GoList(root, dir, tags string) ([]string, error) {
 	return strings.Fields(string(out)), nil
 }
 
-// Check applies the rules to every module of [modules.All] and names
+// Check applies the rules to every module of list and names
 // every import that breaks them.
-func Check(root string, list Lister) error {
+func Check(root string, mods modules.List, list Lister) error {
 	var bad []string
-	for _, m := range modules.All {
+	for _, m := range mods.Modules {
 		if slices.Contains(m.Imports, "*") {
 			continue
 		}

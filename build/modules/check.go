@@ -13,9 +13,9 @@ import (
 	"golang.org/x/mod/modfile"
 )
 
-// CheckWork checks that the go.work at root uses exactly the folders of
-// [All], and each once; any difference is named.
-func CheckWork(root string) error {
+// CheckWork checks that the go.work at root uses exactly the list's
+// module folders, and each once; any difference is named.
+func (l List) CheckWork(root string) error {
 	name := filepath.Join(root, "go.work")
 	data, err := os.ReadFile(name)
 	if err != nil {
@@ -33,11 +33,11 @@ func CheckWork(root string) error {
 			errs = append(errs, fmt.Errorf("go.work uses %s twice", dir))
 		}
 		used[dir] = true
-		if !slices.Contains(Dirs(), dir) {
+		if !slices.Contains(l.Dirs(), dir) {
 			errs = append(errs, fmt.Errorf("go.work uses %s, which build/modules does not list", dir))
 		}
 	}
-	for _, dir := range Dirs() {
+	for _, dir := range l.Dirs() {
 		if !used[dir] {
 			errs = append(errs, fmt.Errorf("go.work does not use %s, which build/modules lists", dir))
 		}
@@ -45,12 +45,12 @@ func CheckWork(root string) error {
 	return wrap(errs)
 }
 
-// CheckTree checks that every go.mod under root belongs to a module of
-// [All] or a consumer of [Consumers], that each listed folder has one,
+// CheckTree checks that every go.mod under root belongs to a module or a
+// consumer of the list, that each listed folder has one,
 // and that each module's go.mod declares the path its folder gives.
 // Folders named testdata, vendor or starting with a dot are not looked
 // into.
-func CheckTree(root string) error {
+func (l List) CheckTree(root string) error {
 	found := map[string]bool{}
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -71,10 +71,7 @@ func CheckTree(root string) error {
 	if err != nil {
 		return fmt.Errorf("modules: %w", err)
 	}
-	known := Dirs()
-	for _, c := range Consumers {
-		known = append(known, c.Dir)
-	}
+	known := l.GoModDirs()
 	var errs []error
 	for dir := range found {
 		if !slices.Contains(known, dir) {
@@ -86,7 +83,7 @@ func CheckTree(root string) error {
 			errs = append(errs, fmt.Errorf("build/modules lists %s, which has no go.mod", dir))
 		}
 	}
-	for _, m := range All {
+	for _, m := range l.Modules {
 		if !found[m.Dir] {
 			continue
 		}

@@ -1,13 +1,13 @@
 // Package modules is the one list of kvshare's Go modules and of the
 // outside consumers that take them by version.
 //
-// Everything that needs to know the modules reads [All]: go.work (a check
+// Everything that needs to know the modules reads [Repo]: go.work (a check
 // that it uses exactly these folders), the dependency rules (each entry's
 // Imports), the release (every entry is tagged) and the module proxy that
 // dist writes (every entry is published). A module that is not listed
 // here is a failure of those checks, never forgotten by one of them.
 //
-// [Consumers] are modules outside the workspace (not in go.work, no
+// Its consumers are modules outside the workspace (not in go.work, no
 // replace) that require kvshare modules by version, the way a team takes
 // them; CI builds, vendors and runs each one against a proxy made from
 // the repository.

@@ -11,9 +11,10 @@ const (
 	xxhash    = "github.com/cespare/xxhash" // otel/attribute's
 )
 
-// All is every module of the repository, the root first. Imports is the
-// module table of the README: what each module's packages may import.
-var All = []Module{
+// Repo is kvshare's list: every module of the repository, the root
+// first (Imports is the README's module table: what each module's
+// packages may import), and every outside consumer.
+var Repo = List{Modules: []Module{
 	{Dir: ".", Imports: []string{"*"}, Tags: "mage"}, // the build: mage, x/mod
 	{Dir: "contract"},
 	{Dir: "keys"},
@@ -30,10 +31,7 @@ var All = []Module{
 		purego, toml, otelMeter, otelAttr, xxhash}},
 	{Dir: "docs/engineguide"}, // the guide's code is all tests
 	{Dir: "tools", Imports: []string{"*"}},
-}
-
-// Consumers is every outside consumer of the repository.
-var Consumers = []Consumer{
+}, Consumers: []Consumer{
 	{
 		Dir: "examples/consumer-memdrv",
 		Forbidden: []string{purego, toml, nvml, testify, "go.opentelemetry.io", "gonum.org",
@@ -45,4 +43,4 @@ var Consumers = []Consumer{
 		Forbidden: []string{nvml, testify, "go.opentelemetry.io", "gonum.org", "github.com/prometheus",
 			Prefix + "/memdrv", Prefix + "/gpuroundtrip", Prefix + "/telemetry", Prefix + "/conformance", Prefix + "/tools"},
 	},
-}
+}}

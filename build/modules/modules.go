@@ -59,9 +59,17 @@ type Consumer struct {
 	Forbidden []string
 }
 
+// A List is a repository's modules and consumers. [Repo] is kvshare's.
+type List struct {
+	// Modules are the repository's modules, the root first.
+	Modules []Module
+	// Consumers are the outside consumers.
+	Consumers []Consumer
+}
+
 // Find returns the module in folder dir.
-func Find(dir string) (Module, error) {
-	for _, m := range All {
+func (l List) Find(dir string) (Module, error) {
+	for _, m := range l.Modules {
 		if m.Dir == dir {
 			return m, nil
 		}
@@ -69,11 +77,21 @@ func Find(dir string) (Module, error) {
 	return Module{}, fmt.Errorf("modules: no module in folder %q (build/modules lists them)", dir)
 }
 
-// Dirs is the folders of every module in [All], in its order.
-func Dirs() []string {
-	dirs := make([]string, len(All))
-	for i, m := range All {
+// Dirs is the folders of every module, in the list's order.
+func (l List) Dirs() []string {
+	dirs := make([]string, len(l.Modules))
+	for i, m := range l.Modules {
 		dirs[i] = m.Dir
+	}
+	return dirs
+}
+
+// GoModDirs is every folder with a go.mod the list names: modules, then
+// consumers.
+func (l List) GoModDirs() []string {
+	dirs := l.Dirs()
+	for _, c := range l.Consumers {
+		dirs = append(dirs, c.Dir)
 	}
 	return dirs
 }

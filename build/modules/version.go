@@ -31,9 +31,9 @@ func CheckVersion(version string) error {
 // modules at: the highest sibling requirement of any module or consumer
 // (after a module was added since the last release, some already name
 // the next release).
-func Required(root string) (string, error) {
+func (l List) Required(root string) (string, error) {
 	best := ""
-	for _, dir := range goModDirs() {
+	for _, dir := range l.GoModDirs() {
 		f, err := ReadGoMod(root, dir)
 		if err != nil {
 			return "", err
@@ -59,7 +59,7 @@ func Required(root string) (string, error) {
 // for each sibling it requires, so it builds alone (GOWORK=off) inside
 // the repository; a consumer carries no replace at all, so it builds as
 // a team's module would.
-func CheckRequirements(root string) error {
+func (l List) CheckRequirements(root string) error {
 	var errs []error
 	check := func(dir string, consumer bool) {
 		f, err := ReadGoMod(root, dir)
@@ -93,10 +93,10 @@ func CheckRequirements(root string) error {
 			}
 		}
 	}
-	for _, m := range All {
+	for _, m := range l.Modules {
 		check(m.Dir, false)
 	}
-	for _, c := range Consumers {
+	for _, c := range l.Consumers {
 		check(c.Dir, true)
 	}
 	if len(errs) == 0 {
@@ -148,14 +148,4 @@ func relative(dir, sibling string) string {
 		rel = "./" + rel
 	}
 	return rel
-}
-
-// goModDirs is every folder with a go.mod the lists name: modules, then
-// consumers.
-func goModDirs() []string {
-	dirs := Dirs()
-	for _, c := range Consumers {
-		dirs = append(dirs, c.Dir)
-	}
-	return dirs
 }

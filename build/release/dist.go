@@ -18,14 +18,14 @@ import (
 )
 
 // Dist writes into dir a module proxy in the GOPROXY file layout holding
-// every module of [modules.All] at version, as a release of version
+// every module of list at version, as a release of version
 // would publish it: the files of the committed tree (HEAD: untracked
 // files and uncommitted changes are left out, and said to be), each
 // go.mod's kvshare requirements set to version, the root's LICENSE in
 // every module that has none. Nested modules are left out of each zip,
 // as the go command does. Outside a git work tree it reads the folder
 // instead, and says so. Versions already in dir stay listed.
-func Dist(root, dir, version string, w io.Writer) error {
+func Dist(root string, list modules.List, dir, version string, w io.Writer) error {
 	if err := modules.CheckVersion(version); err != nil {
 		return fmt.Errorf("dist: %w", err)
 	}
@@ -34,12 +34,12 @@ func Dist(root, dir, version string, w io.Writer) error {
 		return fmt.Errorf("dist: %w", err)
 	}
 	fmt.Fprintf(w, "dist: %s, version %s, into %s\n", src.describe, version, dir)
-	for _, m := range modules.All {
+	for _, m := range list.Modules {
 		if err := publish(src, m, version, dir); err != nil {
 			return fmt.Errorf("dist: %s: %w", m.Path(), err)
 		}
 	}
-	fmt.Fprintf(w, "dist: %d modules at %s\n", len(modules.All), version)
+	fmt.Fprintf(w, "dist: %d modules at %s\n", len(list.Modules), version)
 	return nil
 }
 

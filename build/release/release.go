@@ -35,11 +35,11 @@ type Edit struct {
 	data []byte
 }
 
-// Plan checks that a release of version can be made from the repository
-// at root and says what it would do. It refuses a version that is not
+// Plan checks that a release of version of the list's modules can be
+// made from the repository at root and says what it would do. It refuses a version that is not
 // canonical semver, a work tree with changes (untracked files included),
 // and a version already tagged for any module; nothing is changed.
-func Plan(root, version string) (*ReleasePlan, error) {
+func Plan(root string, list modules.List, version string) (*ReleasePlan, error) {
 	if err := modules.CheckVersion(version); err != nil {
 		return nil, fmt.Errorf("release: %w", err)
 	}
@@ -55,7 +55,7 @@ func Plan(root, version string) (*ReleasePlan, error) {
 	}
 	p := &ReleasePlan{Version: version}
 	var tagged []string
-	for _, m := range modules.All {
+	for _, m := range list.Modules {
 		tag := m.Tag(version)
 		if tagExists(root, tag) {
 			tagged = append(tagged, tag)
@@ -66,11 +66,7 @@ func Plan(root, version string) (*ReleasePlan, error) {
 	if len(tagged) > 0 {
 		return nil, fmt.Errorf("release: %s is released already: tags %s exist", version, strings.Join(tagged, ", "))
 	}
-	dirs := modules.Dirs()
-	for _, c := range modules.Consumers {
-		dirs = append(dirs, c.Dir)
-	}
-	for _, dir := range dirs {
+	for _, dir := range list.GoModDirs() {
 		file := filepath.ToSlash(filepath.Join(dir, "go.mod"))
 		e, err := edit(root, file, version)
 		if err != nil {
