@@ -46,8 +46,8 @@ func Test() error {
 }
 
 // Lint runs go vet, staticcheck (the version the root module's tool
-// directive pins) and a gofmt check on every module; any finding fails
-// it.
+// directive pins), go mod tidy -diff and a gofmt check on every module;
+// any finding fails it.
 func Lint() error {
 	mods, err := modules()
 	if err != nil {
@@ -61,6 +61,10 @@ func Lint() error {
 		// staticcheck is pinned by the root module's tool directive.
 		if err := inModule(m, nil, "go", "tool", "staticcheck", tags(m), "./..."); err != nil {
 			failed = append(failed, m+": staticcheck")
+		}
+		// A tidy go.mod, so a release's tidy changes only versions.
+		if err := inModule(m, map[string]string{"GOWORK": "off"}, "go", "mod", "tidy", "-diff"); err != nil {
+			failed = append(failed, m+": go mod tidy -diff")
 		}
 		out, err := sh.Output("gofmt", "-l", m)
 		if err != nil {

@@ -106,11 +106,12 @@
 //   - github.com/ebitengine/purego (package cudart): the CUDA runtime
 //     without cgo or a link-time dependency, found at run time.
 //   - github.com/NVIDIA/go-nvml (package gpus): NVIDIA's maintained NVML
-//     binding, as the design asks. It needs cgo (gcc); it is imported
-//     only in files built with cgo, so the module still builds with
-//     CGO_ENABLED=0 (Discover then says there is no NVML). Its first
-//     build prints gcc's deprecation warnings for nvml.h; they are
-//     harmless. Its mock package (pkg/nvml/mock) is used by tests only.
+//     binding. It needs cgo, and its first build prints pages of gcc
+//     deprecation warnings for nvml.h, so it is compiled only with the
+//     nvml build tag (go build -tags nvml); without it, [OpenGPU] finds
+//     the GPU through the CUDA runtime alone and names it by ordinal and
+//     PCI address. Its mock package (pkg/nvml/mock) is used by tests
+//     only.
 //   - mooncakedrv and its pool packages: the real-pool variants and
 //     [MooncakeStore].
 package gpuroundtrip
