@@ -103,8 +103,8 @@ func TestOpenGPUSaysWhy(t *testing.T) {
 		{"no runtime library", fakeH200, nil, "/nonexistent/libcudart.so.12", 1, 0, false, true, "NVML lists 1 GPU(s) (driver 580.65), but the CUDA runtime cannot be used"},
 		{"the runtime sees no device", fakeH200, nil, path, -1, 0, true, false, "cudaErrorNoDevice"},
 		{"ordinal out of range", fakeH200, nil, path, 1, 1, true, false, "device 1, but the CUDA runtime reports 1"},
-		{"no NVML in the build, no runtime library", gpus.Machine{}, noNVML, "/nonexistent/libcudart.so.12", 1, 0, true, true, "no CUDA runtime to load"},
-		{"no NVML in the build, the runtime sees no device", gpus.Machine{}, noNVML, path, -1, 0, true, false, "cudaErrorNoDevice"},
+		{"no NVML in the build, no runtime library", gpus.Machine{}, errNoNVML, "/nonexistent/libcudart.so.12", 1, 0, true, true, "no CUDA runtime to load"},
+		{"no NVML in the build, the runtime sees no device", gpus.Machine{}, errNoNVML, path, -1, 0, true, false, "cudaErrorNoDevice"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			standMachine(t, tc.machine, tc.nvmlErr)
@@ -133,14 +133,14 @@ func TestOpenGPUSaysWhy(t *testing.T) {
 	setDevices(1, 0)
 }
 
-// noNVML is what Discover answers in a build without the nvml tag.
-var noNVML = fmt.Errorf("%w: built without the nvml tag", gpus.ErrNoNVML)
+// errNoNVML is what Discover answers in a build without the nvml tag.
+var errNoNVML = fmt.Errorf("%w: built without the nvml tag", gpus.ErrNoNVML)
 
 // In a build without NVML the CUDA runtime alone finds the GPU, named by
 // its ordinal and PCI address.
 func TestGPUWithoutNVML(t *testing.T) {
 	path, _ := fakeRuntime(t)
-	standMachine(t, gpus.Machine{}, noNVML)
+	standMachine(t, gpus.Machine{}, errNoNVML)
 	dev, err := OpenGPU(GPUOptions{CUDART: path, Logger: quiet})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = dev.Close() })
