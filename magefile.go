@@ -98,7 +98,7 @@ func Standalone() error {
 		}
 		if t := tags(m); t != "-tags=" {
 			steps = [][]string{
-				{"go", "build", t, "./..."},
+				{"go", "build", testTags(m), "./..."},
 				{"go", "vet", t, "./..."},
 				{"go", "test", "-count=1", testTags(m), "./..."},
 			}
