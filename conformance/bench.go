@@ -13,7 +13,7 @@ type check struct {
 	name   string
 	proves string
 	// needs says which hooks and capabilities the check needs to run at
-	// all; doc.go lists it.
+	// all; README.md lists it.
 	needs string
 	// perDir runs the check once per direction, as sub-checks "put" and
 	// "get", each on a fresh driver; a direction the driver does not

@@ -1,8 +1,8 @@
 package conformance
 
-// suite is every check, in the order Run runs them. doc.go lists each
-// with its Proves line, under the same group headings; TestChecks holds
-// the two in step.
+// suite is every check, in the order Run runs them. README.md lists each
+// with its Proves line, under the same group headings, and again with its
+// Needs line; TestChecks holds them in step.
 var suite = []check{
 	// Admission: rule 1, and what Capabilities declare.
 	{name: "capabilities-stable", needs: "a put, or the Seed hook", proves: "Capabilities returns the same value every time, and declares at least one direction", run: checkCapabilitiesStable},

@@ -47,7 +47,7 @@ type Harness struct {
 	// against a shared store never meet each other's keys. It must not
 	// hold a NUL byte. A row's name is the check's name + "/" + a name
 	// the check picks; its key, which the suite's own key maker builds
-	// (see the package documentation, "Names and keys"), is KeyPrefix +
+	// (see the module's README.md, "Names and keys"), is KeyPrefix +
 	// the name, escaped, + a fill of '~'. The hooks take keys.
 	KeyPrefix string
 

@@ -3,6 +3,7 @@ package conformance
 import (
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -175,8 +176,8 @@ func TestProbeUnprovableSkips(t *testing.T) {
 }
 
 // TestChecks holds the list of checks to its promises: enough of them,
-// unique names, and doc.go listing each, in order, with its Proves line,
-// and again with its Needs line.
+// unique names, and README.md listing each, in order, with its Proves
+// line, and again with its Needs line.
 func TestChecks(t *testing.T) {
 	checks := Checks()
 	require.GreaterOrEqual(t, len(checks), 45)
@@ -190,28 +191,32 @@ func TestChecks(t *testing.T) {
 		proves = append(proves, c.Name+": "+c.Proves+".")
 		needs = append(needs, c.Name+": "+c.Needs+".")
 	}
-	assert.Equal(t, proves, docList(t, "// # The checks\n", "// # What each check needs\n"))
-	assert.Equal(t, needs, docList(t, "// # What each check needs\n", "// # Decisions\n"))
+	assert.Equal(t, proves, readmeList(t, "## The checks"))
+	assert.Equal(t, needs, readmeList(t, "## What each check needs"))
 }
 
-// docList returns the entries of the list in doc.go between two
-// headings, "name: text.", each with its wrapped lines joined.
-func docList(t *testing.T, from, to string) []string {
-	doc, err := os.ReadFile("doc.go")
+// readmeList returns the entries of the bullet list in README.md's
+// section under heading (up to the next "## " heading), "- name: text.",
+// each with its wrapped (indented) lines joined.
+func readmeList(t *testing.T, heading string) []string {
+	readme, err := os.ReadFile("README.md")
 	require.NoError(t, err)
-	text := string(doc)
-	start := strings.Index(text, from)
-	end := strings.Index(text, to)
-	require.True(t, start >= 0 && end > start, "doc.go has no section %q before %q", from, to)
+	lines := strings.Split(string(readme), "\n")
+	start := slices.Index(lines, heading)
+	require.True(t, start >= 0, "README.md has no section %q", heading)
 	var out []string
-	for _, line := range strings.Split(text[start:end], "\n") {
+	for _, line := range lines[start+1:] {
+		if strings.HasPrefix(line, "## ") {
+			break
+		}
 		switch {
-		case strings.HasPrefix(line, "//   - "):
-			out = append(out, strings.TrimPrefix(line, "//   - "))
-		case strings.HasPrefix(line, "//     ") && len(out) > 0:
-			out[len(out)-1] += " " + strings.TrimPrefix(line, "//     ")
+		case strings.HasPrefix(line, "- "):
+			out = append(out, strings.TrimPrefix(line, "- "))
+		case strings.HasPrefix(line, "  ") && len(out) > 0:
+			out[len(out)-1] += " " + strings.TrimSpace(line)
 		}
 	}
+	require.NotEmpty(t, out, "README.md's section %q lists nothing", heading)
 	return out
 }
 

@@ -1,0 +1,98 @@
+package tier
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/kvshare/kvshare/build/modules"
+)
+
+// The variables [Realpool] reads.
+const (
+	// EnvMooncakeDir names a Mooncake folder (bin/mooncake_master,
+	// bin/mooncake_client, lib/libmooncake_store.so) by its absolute
+	// path; unset, the tier is off.
+	EnvMooncakeDir = "KVSHARE_MOONCAKE_DIR"
+	// EnvRealpoolTimeout is each binary's -test.timeout (default 20m).
+	EnvRealpoolTimeout = "KVSHARE_REALPOOL_TIMEOUT"
+)
+
+// RealpoolPackages are the real-pool tier's packages: every package of
+// mooncakedrv with tests, and those of tools and gpuroundtrip.
+var RealpoolPackages = [][2]string{{"mooncakedrv", "./..."}, {"tools", "./..."}, {"gpuroundtrip", "./..."}}
+
+// Realpool runs the real-pool tier from the repository at root: off (one
+// line, success) when KVSHARE_MOONCAKE_DIR is unset (getenv); else the
+// folder is checked (its library's SHA-256 and mooncake_master
+// --version printed; a relative path, a missing file or a missing
+// runtime library fails it), every test binary runs, then a short soak
+// over a loopback pool.
+func Realpool(root string, list modules.List, getenv func(string) string, w io.Writer) error {
+	dir := getenv(EnvMooncakeDir)
+	if dir == "" {
+		fmt.Fprintf(w, "realpool: off (%s is not set; set it to the absolute path of a Mooncake folder to run the real-pool tier)\n", EnvMooncakeDir)
+		return nil
+	}
+	if !filepath.IsAbs(dir) {
+		return fmt.Errorf("realpool: %s=%q is not an absolute path", EnvMooncakeDir, dir)
+	}
+	timeout := getenv(EnvRealpoolTimeout)
+	if timeout == "" {
+		timeout = "20m"
+	}
+	check := exec.Command("go", "run", "./pool/internal/tiercheck")
+	check.Dir, check.Stdout, check.Stderr = filepath.Join(root, "mooncakedrv"), w, os.Stderr
+	if err := check.Run(); err != nil {
+		return fmt.Errorf("realpool: %s=%s cannot be used (see above): %w", EnvMooncakeDir, dir, err)
+	}
+	bins, err := os.MkdirTemp("", "kvshare-realpool-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(bins)
+	wrap, where := PrivateNetwork()
+	fmt.Fprintln(w, "realpool: running", where)
+	env, err := toolchainFirst()
+	if err != nil {
+		return err
+	}
+	t := Tier{Name: "realpool", Off: "real-pool tier off", Packages: RealpoolPackages, Timeout: timeout, Wrap: wrap, Env: env}
+	var failed []string
+	if _, err := t.Run(root, list, bins, w); err != nil {
+		failed = append(failed, err.Error())
+	}
+	// The short soak over a pool of its own, where the tests ran.
+	kvshare := filepath.Join(bins, "kvshare")
+	build := exec.Command("go", "build", "-o", kvshare, "./cmd/kvshare")
+	build.Dir, build.Stdout, build.Stderr = filepath.Join(root, "tools"), w, os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("realpool: building kvshare: %w", err)
+	}
+	args := append(append([]string(nil), wrap...), kvshare, "soak", "-short", "--mooncake-dir", dir)
+	fmt.Fprintln(w, "realpool: kvshare soak -short over a loopback pool")
+	soak := exec.Command(args[0], args[1:]...)
+	soak.Env, soak.Stdout, soak.Stderr = env, w, os.Stderr
+	if err := soak.Run(); err != nil {
+		fmt.Fprintf(w, "realpool: FAIL kvshare soak over the pool: %v\n", err)
+		failed = append(failed, "kvshare soak over the pool")
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("realpool: failed: %s", strings.Join(failed, "; "))
+	}
+	return nil
+}
+
+// toolchainFirst is this environment with the Go toolchain first on
+// PATH (tests build small helper programs) and cgo on.
+func toolchainFirst() ([]string, error) {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return nil, fmt.Errorf("go env GOROOT: %w", err)
+	}
+	goroot := strings.TrimSpace(string(out))
+	return append(os.Environ(), "PATH="+filepath.Join(goroot, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"), "CGO_ENABLED=1"), nil
+}
