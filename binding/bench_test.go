@@ -251,9 +251,10 @@ func BenchmarkValidate(b *testing.B) {
 	}
 }
 
-// The submit path allocates nothing per row (doc.go): an attempt's
-// scratch comes from a pool and returns to it once the attempt has
-// quiesced, so a view of 65536 rows allocates no more than one of 8.
+// The submit path allocates nothing per row (docs/design.md, section
+// "The backend (binding)"): an attempt's scratch comes from a pool and
+// returns to it once the attempt has quiesced, so a view of 65536 rows
+// allocates no more than one of 8.
 // Scratch of a view over 65536 rows is dropped, so that one outlier
 // pins no memory: such a view allocates its scratch anew every time.
 func TestScratchIsPooledUpTo65536Rows(t *testing.T) {

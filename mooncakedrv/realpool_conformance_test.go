@@ -73,7 +73,7 @@ func TestRealConformance(t *testing.T) {
 
 // A pool whose provider's segment is small (eviction off), filled by a
 // raw client: the conformance suite's full-store check with the Full
-// hook, then a put of this test's own, both Declined (§9: -200 →
+// hook, then a put of this test's own, both Declined (-200 →
 // Declined).
 func TestRealFullPool(t *testing.T) {
 	s := startRealStore(t, func(o *pool.Options) { o.SegmentSize = smallSegment })

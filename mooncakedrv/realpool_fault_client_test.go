@@ -37,7 +37,7 @@ type sdkSpan struct {
 // driver makes recorded: each key's answers, in order, and each call's
 // span. It changes nothing the store answers. The fault matrix reads the
 // answers to decide what each row's verdict and each operation's access
-// must be (ARCHITECTURE §9), and the spans to check that a fault struck
+// must be (the verdict table), and the spans to check that a fault struck
 // while calls were inside the SDK.
 type recordingClient struct {
 	mooncakesdk.Client

@@ -28,19 +28,19 @@ type matrixRow struct {
 	failed                                                     bool
 }
 
-// The fault matrix (issue 13 §1): for each fault, a pool of its own, two
-// backends with publish and fetch traffic in flight when it strikes, and
-// then, against ARCHITECTURE §9: every row's verdict as the store's
-// answers for its key say, every operation's access Unprovable exactly
-// where an answer leaves a transfer that may still run, the driver's and
-// the backend's stats counting exactly those calls' rows as lent, what
-// Shutdown reports as held (nothing, or those attempts and the region,
-// with the hold kept), no byte of a slot written after its operation's
-// access ended (fences), and, after the pool is brought back, a new
-// backend over a new client that round-trips rows. Each subtest checks
-// every cell against the rule; the table is written where
-// KVSHARE_FAULT_MATRIX_OUT says (the module's README.md: see
-// writeMatrix).
+// The fault matrix: for each fault, a pool of its own, two backends with
+// publish and fetch traffic in flight when it strikes, and then, against
+// the verdict table (docs/design.md, section "Mooncake"): every row's
+// verdict as the store's answers for its key say, every operation's
+// access Unprovable exactly where an answer leaves a transfer that may
+// still run, the driver's and the backend's stats counting exactly those
+// calls' rows as lent, what Shutdown reports as held (nothing, or those
+// attempts and the region, with the hold kept), no byte of a slot
+// written after its operation's access ended (fences), and, after the
+// pool is brought back, a new backend over a new client that round-trips
+// rows. Each subtest checks every cell against the rule; the table is
+// written where KVSHARE_FAULT_MATRIX_OUT says (the module's README.md:
+// see writeMatrix).
 func TestRealFaultMatrix(t *testing.T) {
 	pooltest.Dir(t)
 	var rows []matrixRow

@@ -111,7 +111,7 @@ func (l *faultLender) observe(ob *observation) kept {
 				ob.answers.add(a.kind.String(), answerName(a), 1)
 			}
 		}
-		assert.Equal(t, want, st.Rows, "lender %s: %s of %s…: the verdicts §9 gives the store's answers %q", l.name, dirName(r.dir), r.names[0], whys)
+		assert.Equal(t, want, st.Rows, "lender %s: %s of %s…: the verdicts the verdict table gives the store's answers %q", l.name, dirName(r.dir), r.names[0], whys)
 		assert.Equal(t, access, st.Access, "lender %s: %s of %s…: the access the store's answers %q leave", l.name, dirName(r.dir), r.names[0], whys)
 		for _, s := range st.Rows {
 			ob.verdicts.add(dirName(r.dir), s.String(), 1)

@@ -8,11 +8,12 @@ import (
 	"github.com/kvshare/kvshare/mooncakesdk"
 )
 
-// The fault matrix's rule: what ARCHITECTURE §9 says a row's verdict and
-// an operation's access must be, given what the store answered for each
-// of its keys. It is written apart from verdict.go on purpose, as a
-// table of the architecture's sentences, so that the real store's
-// answers check the driver's mapping rather than repeat it.
+// The fault matrix's rule: what the verdict table (docs/design.md,
+// section "Mooncake") says a row's verdict and an operation's access
+// must be, given what the store answered for each of its keys. It is
+// written apart from verdict.go on purpose, as a table of the design
+// record's sentences, so that the real store's answers check the
+// driver's mapping rather than repeat it.
 
 // ruleRow is what the rule decides for one row: the status it must end
 // with, whether its answers leave a transfer that may still run

@@ -18,7 +18,7 @@ import (
 // client_ttl, so the master still places and finds objects there): every
 // transfer to it ends -800 once the client's TCP status frame times out
 // (MC_TCP_STATUS_TIMEOUT_SEC, 3 s here), and the network may still touch
-// the memory (§9). So every row of both calls is Fault, their access
+// the memory. So every row of both calls is Fault, their access
 // Unprovable, and nothing is given back: neither attempt quiesces, the
 // backend's Shutdown returns the attempts and the region as still held
 // (at once: that can never change), the lender's hold is not released,

@@ -16,7 +16,7 @@ const smallSegment = 16 << 20
 // testFullPoolDeclines: on a pool whose only provider's segment is full
 // (eviction off) a put answers -200 at once: the rows end Declined,
 // their access Ended, nothing is stored under their keys and their slots
-// are untouched (§9: -200 → Declined).
+// are untouched (the verdict table: -200 → Declined).
 func testFullPoolDeclines(t *testing.T, s *realStore, raw *rawClient) {
 	r := openRealRig(t, s, 2, slotBytes, "kvshare-realpool/full")
 	names := []string{"declined-0", "declined-1"}

@@ -19,7 +19,7 @@ import (
 const writerObjectBytes = 128 << 20
 
 // A put overtaken after the master's put_start_discard_timeout_sec (2 s
-// in this pool), ARCHITECTURE §9 "A put in flight can be overtaken".
+// in this pool): a put in flight holds its key only that long.
 //
 // A real put cannot be held from inside its own process, so the first
 // put is another writer's: this test binary run again (runWriter), which

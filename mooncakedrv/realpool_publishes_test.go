@@ -13,7 +13,7 @@ import (
 
 // Two backends, each over a driver and client of its own, publish the
 // same rows (so the same keys) at once, each with bytes of its own. A put
-// never overwrites (§9): a put that meets the other's in flight answers
+// never overwrites: a put that meets the other's in flight answers
 // 0, which its exists-check does not confirm while the other is still
 // writing (NotReady, undelivered), or does once the other finished
 // (Ready: a complete object stands behind the key, if not these bytes).

@@ -10,7 +10,7 @@ import (
 )
 
 // Objects a raw client stored that are shorter and longer than the row a
-// get reads them into (§9): the shorter one lands in the slot's head and
+// get reads them into: the shorter one lands in the slot's head and
 // the rest of the slot is untouched → Fault; the longer one is refused
 // with -600 and nothing is written → Fault; an object of the row's size
 // beside them is Ready. No answer leaves a transfer running: access

@@ -24,7 +24,8 @@ type verdict struct {
 	reread bool
 }
 
-// putVerdict maps a batch_put_from answer (ARCHITECTURE §9).
+// putVerdict maps a batch_put_from answer (the verdict table of
+// docs/design.md, section "Mooncake").
 func putVerdict(code mooncakesdk.Code) verdict {
 	switch code {
 	case mooncakesdk.OK:
@@ -62,9 +63,9 @@ func leftOpenVerdict(exists int32) contract.RowStatus {
 	return contract.Declined
 }
 
-// getVerdict maps a batch_get_into answer for a row of size bytes
-// (ARCHITECTURE §9). Only the whole object is Ready: a shorter one landed
-// in the slot's head.
+// getVerdict maps a batch_get_into answer for a row of size bytes (the
+// verdict table of docs/design.md, section "Mooncake"). Only the whole
+// object is Ready: a shorter one landed in the slot's head.
 func getVerdict(code mooncakesdk.Code, size int64) verdict {
 	if code == mooncakesdk.Code(size) && size > 0 {
 		return verdict{status: contract.Ready}

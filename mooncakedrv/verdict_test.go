@@ -9,7 +9,8 @@ import (
 	"github.com/kvshare/kvshare/mooncakesdk"
 )
 
-// The verdict table of ARCHITECTURE §9, one case per row.
+// The verdict table (docs/design.md, section "Mooncake"), one case per
+// row.
 func TestPutVerdict(t *testing.T) {
 	cases := []struct {
 		code mooncakesdk.Code

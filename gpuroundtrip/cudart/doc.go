@@ -1,15 +1,14 @@
 // Package cudart binds the CUDA runtime API (libcudart.so) with purego:
 // no cgo, no link-time dependency, the library found at run time.
 //
-// # What it owns
-//
-// [Runtime]: one device of the CUDA runtime — device selection, device
+// [Runtime] is one device of the CUDA runtime: device selection, device
 // memory ([Runtime.Alloc], [Runtime.Free]), pinned host memory
 // ([Runtime.AllocHost], [Runtime.FreeHost]), synchronous copies each way
 // ([Runtime.CopyToDevice], [Runtime.CopyToHost]), [Runtime.Synchronize],
-// and the runtime's errors as text ([Error]).
+// the device's PCI bus id ([Runtime.PCIBusID]), and the runtime's errors
+// as text ([Error]).
 //
-// # What it promises
+// It promises:
 //
 //   - Loading never panics. The library comes from [Options.Library],
 //     else $KVSHARE_CUDART, else [DefaultLibraries] in order through the
@@ -27,29 +26,12 @@
 //     inside one of its allocations ([ErrBadArgument]); neither reaches
 //     the runtime.
 //
-// # What it refuses
+// It refuses calls after Close ([ErrClosed]), sizes that are not
+// positive, and device ordinals the runtime does not report
+// ([ErrNoDevice]). It never unloads the library and never resets the
+// device.
 //
-// Calls after Close ([ErrClosed]); sizes that are not positive; device
-// ordinals the runtime does not report ([ErrNoDevice]). It never unloads
-// the library (the runtime's threads may still run its code) and never
-// resets the device (other users in the process keep their state).
-//
-// # Decisions
-//
-//   - The owner goroutine exits locked at Close, so its thread, which
-//     the CUDA runtime has made its own, ends instead of going back to
-//     Go's pool. A panic inside a call (purego refusing an argument) is
-//     recovered on the owner and returned to the caller as an error.
-//   - Copies are synchronous cudaMemcpy: the staging memory is pinned, so
-//     they run at the bus's rate, and a synchronous copy has no stream
-//     whose lifetime must be tracked against the store's access.
-//   - Pinned memory is allocated cudaHostAllocPortable, pinned for every
-//     context, since a store may register it from threads of its own.
-//   - Device names come from NVML (package gpus), not from
-//     cudaGetDeviceProperties, whose struct changes between CUDA versions;
-//     [Runtime.PCIBusID] lets a caller match the two.
-//   - The tests prove the binding against a fake libcudart.so that they
-//     build with gcc (testdata/fakecudart): allocations in host memory,
-//     copies checked for kind and range, scripted errors, a missing
-//     symbol, and the thread of every call.
+// Why (the owner thread, synchronous copies, portable pinned memory,
+// names from NVML, the fake runtime the tests build) is in
+// docs/design.md (section "The GPU round trip (gpuroundtrip)").
 package cudart

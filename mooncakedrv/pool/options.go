@@ -69,8 +69,9 @@ type Options struct {
 	beforeLaunch func(role Role, attempt int, ports []int)
 }
 
-// Test defaults, the master settings ARCHITECTURE §9 asks of the real-pool
-// tier: short put timeouts so an overtaken put shows in seconds.
+// Test defaults, the master settings of the real-pool tier (docs/design.md,
+// section "Mooncake"): short put timeouts so an overtaken put shows in
+// seconds.
 const (
 	TestPutDiscardTimeout = 2 * time.Second
 	TestPutReleaseTimeout = 4 * time.Second

@@ -12,7 +12,7 @@ import (
 const slot = 64
 
 // TestStoreBehaviour: the fake's answers without faults, one row per
-// behaviour of the real store (ARCHITECTURE §9).
+// behaviour of the real store (docs/design.md, section "Mooncake").
 func TestStoreBehaviour(t *testing.T) {
 	for _, tc := range []struct {
 		name string

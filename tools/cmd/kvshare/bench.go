@@ -17,7 +17,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
-	"github.com/kvshare/kvshare/tools/bench"
+	"github.com/kvshare/kvshare/tools/internal/bench"
 )
 
 // benchCmd runs kvshare bench: the measurements, a table (or --json) on

@@ -8,7 +8,7 @@ import (
 	"io"
 	"log/slog"
 
-	"github.com/kvshare/kvshare/tools/doctor"
+	"github.com/kvshare/kvshare/tools/internal/doctor"
 )
 
 // doctorCmd checks a store config and the pool it names: one line per

@@ -7,7 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/kvshare/kvshare/gpuroundtrip"
-	"github.com/kvshare/kvshare/tools/roundtrip"
+	"github.com/kvshare/kvshare/tools/internal/roundtrip"
 )
 
 // gpuRoundTrip runs the main job through two lenders' device pages

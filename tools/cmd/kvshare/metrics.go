@@ -6,7 +6,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/kvshare/kvshare/tools/metrics"
+	"github.com/kvshare/kvshare/tools/internal/metrics"
 )
 
 // metricsEndpoint is a command's --metrics endpoint.

@@ -13,7 +13,7 @@ import (
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/mooncakedrv/pool"
 	"github.com/kvshare/kvshare/tools/internal/poolconfig"
-	"github.com/kvshare/kvshare/tools/roundtrip"
+	"github.com/kvshare/kvshare/tools/internal/roundtrip"
 )
 
 // roundtripCmd runs the main job: flags, a progress line on a terminal, the

@@ -10,8 +10,8 @@ import (
 
 	"github.com/kvshare/kvshare/mooncakedrv/pool"
 	"github.com/kvshare/kvshare/tools/internal/poolconfig"
-	"github.com/kvshare/kvshare/tools/roundtrip"
-	"github.com/kvshare/kvshare/tools/soak"
+	"github.com/kvshare/kvshare/tools/internal/roundtrip"
+	"github.com/kvshare/kvshare/tools/internal/soak"
 )
 
 // soakCmd runs the soak: random publishes, fetches, cancels and rebinds

@@ -1,6 +1,6 @@
 // Package poolconfig writes the store config a user would write for a
 // loopback pool started with package pool of mooncakedrv: for the
-// real-pool tests of package tools (through realpool) and for kvshare
+// real-pool tests of the tools module (through realpool) and for kvshare
 // bench's own pool.
 package poolconfig
 

@@ -1,4 +1,4 @@
-// Package realpool writes, for the real-pool tests of package tools, the
+// Package realpool writes, for the real-pool tests of the tools module, the
 // store config a user would write for a pool (package poolconfig): a client that mounts no
 // segment (every byte crosses TCP to the pool's segment provider), the
 // folder's library pinned by its SHA-256.

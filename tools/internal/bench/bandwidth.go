@@ -1,0 +1,214 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/kvshare/kvshare/binding"
+	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/memdrv"
+)
+
+// bandwidthReport is measurement 4: publish and fetch through the
+// in-memory store (two copies of every byte: slot → store → slot)
+// against the same two copies made with copy by as many goroutines.
+type bandwidthReport struct {
+	BytesPerRound int64           `json:"bytes_per_round"`
+	Workers       int             `json:"workers"`
+	ViewRows      int             `json:"view_rows"`
+	Cases         []bandwidthCase `json:"cases"`
+}
+
+// bandwidthCase is one row size. Rates are 10⁹ bytes per second, one
+// figure per repetition: each direction, and the round trip (the bytes
+// of one way over the time of both); Ratio is kvshare's round-trip rate
+// over the copy floor's.
+type bandwidthCase struct {
+	RowBytes          int64  `json:"row_bytes"`
+	Rows              int    `json:"rows"`
+	KvsharePublishGBs spread `json:"kvshare_publish_gbs"`
+	KvshareFetchGBs   spread `json:"kvshare_fetch_gbs"`
+	KvshareGBs        spread `json:"kvshare_round_trip_gbs"`
+	FloorInGBs        spread `json:"floor_copy_in_gbs"`
+	FloorOutGBs       spread `json:"floor_copy_out_gbs"`
+	FloorGBs          spread `json:"floor_round_trip_gbs"`
+	Ratio             spread `json:"ratio"`
+}
+
+// roundTrip is what one round of a side took, each way.
+type roundTrip struct{ in, out time.Duration }
+
+func (r roundTrip) total() time.Duration { return r.in + r.out }
+
+// gbs is bytes over d, in 10⁹ bytes per second.
+func gbs(bytes int64, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(bytes) / d.Seconds() / 1e9
+}
+
+// measureBandwidth runs measurement 4: per row size and repetition, one
+// round through kvshare over a fresh in-memory store and one round of
+// plain copies (which goes first changes every repetition), each after
+// a collection. Both sides use the same staging memory: rows leave
+// slots [0, n) and come back into [n, 2n).
+func measureBandwidth(ctx context.Context, o Options, step func(string)) (*bandwidthReport, error) {
+	b := o.Bandwidth
+	rep := &bandwidthReport{BytesPerRound: b.Bytes, Workers: b.Workers, ViewRows: b.ViewRows}
+	for _, rs := range b.RowSizes {
+		c, err := measureBandwidthCase(ctx, o, rs, step)
+		if err != nil {
+			return nil, err
+		}
+		rep.Cases = append(rep.Cases, c)
+	}
+	return rep, nil
+}
+
+func measureBandwidthCase(ctx context.Context, o Options, rowBytes int64, step func(string)) (bandwidthCase, error) {
+	b := o.Bandwidth
+	n := int(b.Bytes / rowBytes)
+	c := bandwidthCase{RowBytes: rowBytes, Rows: n}
+	mem, err := memdrv.Alloc(rowBytes, 2*n, contract.Host)
+	if err != nil {
+		return c, err
+	}
+	fill(mem.Bytes, 0x77)
+	store := make([][]byte, n) // the copy floor's "store", touched once
+	for i := range store {
+		store[i] = make([]byte, rowBytes)
+		fill(store[i], 1)
+	}
+	names := rowNames('w', n)
+	pub, fetch := views(names, n, b.ViewRows, 0), views(names, n, b.ViewRows, n)
+	moved := int64(n) * rowBytes
+	var kvIn, kvOut, kvAll, flIn, flOut, flAll, ratios []float64
+	for r := range o.Reps {
+		if err := ctx.Err(); err != nil {
+			return c, errors.Join(err, mem.Free())
+		}
+		step(fmt.Sprintf("4 bandwidth %s", size(rowBytes)))
+		var kv, fl roundTrip
+		var kerr error
+		runKv := func() { runtime.GC(); kv, kerr = kvshareRound(mem, b.Workers, pub, fetch, observed(o, Bandwidth)) }
+		runFl := func() { runtime.GC(); fl = copyRound(mem, store, b.Workers) }
+		if r%2 == 0 {
+			runKv()
+			runFl()
+		} else {
+			runFl()
+			runKv()
+		}
+		if kerr != nil {
+			if errors.Is(kerr, errMemoryKept) {
+				return c, kerr
+			}
+			return c, errors.Join(kerr, mem.Free())
+		}
+		kvIn, kvOut, kvAll = append(kvIn, gbs(moved, kv.in)), append(kvOut, gbs(moved, kv.out)), append(kvAll, gbs(moved, kv.total()))
+		flIn, flOut, flAll = append(flIn, gbs(moved, fl.in)), append(flOut, gbs(moved, fl.out)), append(flAll, gbs(moved, fl.total()))
+		ratios = append(ratios, ratio(float64(fl.total()), float64(kv.total())))
+	}
+	c.KvsharePublishGBs, c.KvshareFetchGBs, c.KvshareGBs = spreadOf(kvIn), spreadOf(kvOut), spreadOf(kvAll)
+	c.FloorInGBs, c.FloorOutGBs, c.FloorGBs = spreadOf(flIn), spreadOf(flOut), spreadOf(flAll)
+	c.Ratio = spreadOf(ratios)
+	return c, mem.Free()
+}
+
+// kvshareRound publishes every view through a fresh in-memory store's
+// driver, all at once, waits for them, then fetches every view the same
+// way, and gives the driver back.
+func kvshareRound(mem *memdrv.Memory, workers int, pub, fetch []contract.View, obs observation) (roundTrip, error) {
+	var rt roundTrip
+	drv := memdrv.New(memdrv.NewStore(), memdrv.Options{Workers: workers, Logger: slog.New(slog.DiscardHandler)})
+	l, err := lendMemory(drv, binding.Config{KeyPrefix: "bench/bandwidth"}, obs, mem)
+	if err != nil {
+		return rt, err
+	}
+	start := time.Now()
+	err = submitAll(l, contract.PutDir, pub)
+	rt.in = time.Since(start)
+	if err == nil {
+		start = time.Now()
+		err = submitAll(l, contract.GetDir, fetch)
+		rt.out = time.Since(start)
+	}
+	return rt, errors.Join(err, l.release())
+}
+
+// submitAll submits every view at once in direction dir and waits for
+// each to quiesce with every row Ready.
+func submitAll(l *lender, dir contract.Direction, vs []contract.View) error {
+	attempts := make([]contract.Attempt, 0, len(vs))
+	for _, v := range vs {
+		var a contract.Attempt
+		var err error
+		if dir == contract.GetDir {
+			a, err = l.backend.Fetch(v, nil)
+		} else {
+			a, err = l.backend.Publish(v, nil)
+		}
+		if err != nil {
+			return fmt.Errorf("bench: %s: %w", dirName(dir), err)
+		}
+		attempts = append(attempts, a)
+	}
+	for i, a := range attempts {
+		<-a.Done()
+		o, _ := a.Outcome()
+		if n := delivered(o); n != vs[i].Rows() {
+			return fmt.Errorf("bench: %s view %d: %d of %d rows delivered (fault: %v)", dirName(dir), i, n, vs[i].Rows(), o.Fault)
+		}
+	}
+	return nil
+}
+
+// copyRound is the physical limit: the same two copies, slot → store
+// and store → slot, with copy, by workers goroutines taking rows in
+// turn; the second copy starts once the first is over, as a fetch
+// follows a publish.
+func copyRound(mem *memdrv.Memory, store [][]byte, workers int) roundTrip {
+	n := len(store)
+	var rt roundTrip
+	for way := range 2 {
+		start := time.Now()
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Go(func() {
+				for i := w; i < n; i += workers {
+					if way == 0 {
+						copy(store[i], mem.Slot(i))
+					} else {
+						copy(mem.Slot(n+i), store[i])
+					}
+				}
+			})
+		}
+		wg.Wait()
+		if way == 0 {
+			rt.in = time.Since(start)
+		} else {
+			rt.out = time.Since(start)
+		}
+	}
+	return rt
+}
+
+// size prints bytes in binary units.
+func size(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d B", n)
+}

@@ -1,0 +1,41 @@
+// Package bench is `kvshare bench`: kvshare against floors measured in
+// the same run. Every goal is a ratio of kvshare to its floor, reported
+// as the median of [Options.Reps] repetitions with its spread (smallest
+// and largest); absolute times are context, since the machines it runs
+// on are shared and noisy. It measures and never asserts a time.
+//
+// [Run] runs the measurements [Options] asks for (start from [Defaults]
+// or [Short]) and judges every goal; [WriteTable] and [Summary] print
+// the [Report], which is also what --json encodes, and [WritePlot] draws
+// its figures ([Plottable] says whether there are any). The measurements
+// ([Measurement], numbered as below):
+//
+//  1. Submission to settle over a fake SDK whose data calls sleep 1 ms,
+//     shapes 1×256, 4×256 and 1×4096, against the same SDK calls made by
+//     bare goroutines. Goal: mean settle at most 1.10× the floor's
+//     (1.15× at 4×256).
+//  2. A busy engine loop on a thread of its own, beside the floor's
+//     traffic and beside kvshare's. Goal: keep at least 0.98 of the
+//     floor's keep-rate, with no more stalls over 1 ms.
+//  3. CPU and heap allocation a row of backend and driver over a fake
+//     that answers at once, less the same calls straight to the fake.
+//     Goal: at most 100 ns and 2 B a row.
+//  4. Publish then fetch through the in-memory store against the same
+//     two copies made with copy. Goal: at least 0.8 of the copy floor.
+//  5. A real Mooncake pool, only when given one (--store, or
+//     --mooncake-dir to start one on loopback), against a raw loop of
+//     the same C ABI calls on the same client. Goal: at least 0.95 each
+//     way.
+//
+// Both sides of a comparison use the same store, objects and kind of
+// staging memory, and take turns going first. [Options.Validate] refuses
+// settings out of range. A measurement that cannot run to the end (a row
+// that never came back Ready where every row must, a pool that will not
+// start) ends the run with an error, and the report holds what ran
+// before; a missed goal is a finding, not an error.
+//
+// What each measurement does, its floor, and every decision that keeps
+// the comparison fair are in docs/design.md (section "The kvshare
+// command (tools)"); the figures measured so far are in BENCHMARKS.md,
+// and the flags in the tools module's README.md.
+package bench

@@ -1,0 +1,217 @@
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/kvshare/kvshare/binding"
+	"github.com/kvshare/kvshare/contract"
+)
+
+// Measurement names one of the benchmark's five measurements.
+type Measurement int
+
+// The five measurements, numbered as in the package documentation.
+const (
+	SettleLatency Measurement = iota + 1 // 1: submission to settle
+	EngineLoop                           // 2: the busy engine loop
+	RowCPU                               // 3: per-row CPU and allocation
+	Bandwidth                            // 4: bandwidth against two copies
+	RealPool                             // 5: a real Mooncake pool
+)
+
+// AllMeasurements lists the five in order.
+var AllMeasurements = []Measurement{SettleLatency, EngineLoop, RowCPU, Bandwidth, RealPool}
+
+func (m Measurement) String() string {
+	switch m {
+	case SettleLatency:
+		return "settle"
+	case EngineLoop:
+		return "engine loop"
+	case RowCPU:
+		return "row cpu"
+	case Bandwidth:
+		return "bandwidth"
+	case RealPool:
+		return "real pool"
+	}
+	return fmt.Sprintf("measurement %d", int(m))
+}
+
+// Options say what to measure and how much. Start from [Defaults] or
+// [Short].
+type Options struct {
+	// Reps is the number of repetitions of every measurement: each goal
+	// is the median of one ratio per repetition, with its spread.
+	Reps int
+	// Only, when not empty, runs just these measurements.
+	Only []Measurement
+
+	Settle    settleOptions
+	Loop      loopOptions
+	RowCPU    rowCPUOptions
+	Bandwidth bandwidthOptions
+	Pool      poolOptions
+
+	// Observe, when set, is told of each lender a measurement builds
+	// (the kvshare command's --metrics observes them).
+	Observe observer
+}
+
+// observer is told of a lender once its backend is built: the
+// measurement it serves ("settle", "engine loop", "row cpu",
+// "bandwidth", "real pool"), its backend and its driver. The function
+// it returns is called before the lender is given back.
+type observer func(lender string, b *binding.Backend, d contract.Driver) (done func())
+
+// settleOptions shape measurement 1 (and the traffic of measurement 2).
+type settleOptions struct {
+	// Ticks is the number of submissions (ticks of the fixed rate) per
+	// shape, mode and side (kvshare or floor) in one repetition.
+	Ticks int
+	// RowBytes is the size of one row (slot).
+	RowBytes int64
+	// Latency is what every data call of the fake SDK sleeps.
+	Latency time.Duration
+	// Workers, RowsPerCall and BytesPerCall are the driver's (and the
+	// floor's goroutines and parts).
+	Workers      int
+	RowsPerCall  int
+	BytesPerCall int64
+}
+
+// loopOptions shape measurement 2.
+type loopOptions struct {
+	// Phase is how long the loop runs alone, beside the floor's traffic
+	// and beside kvshare's, in each repetition.
+	Phase time.Duration
+	// Window is the counting window (10 ms); Stall the gap between two
+	// items that counts as a stall (1 ms).
+	Window, Stall time.Duration
+	// Item is how many rounds of mixing one work item does (a few
+	// microseconds of CPU).
+	Item int
+}
+
+// rowCPUOptions shape measurement 3.
+type rowCPUOptions struct {
+	RowBytes    int64
+	Rows        int // rows per submission
+	Submissions int // per side and direction in one repetition
+}
+
+// bandwidthOptions shape measurement 4.
+type bandwidthOptions struct {
+	RowSizes []int64
+	// Bytes is what one round moves each way (rounded down to whole rows).
+	Bytes int64
+	// Workers is the in-memory driver's workers and the copy floor's
+	// goroutines.
+	Workers int
+	// ViewRows is the rows of one submitted view.
+	ViewRows int
+}
+
+// poolOptions shape measurement 5. It runs only with StorePath or
+// MooncakeDir.
+type poolOptions struct {
+	// StorePath is a store config (TOML) naming a running pool.
+	StorePath string
+	// MooncakeDir is a Mooncake folder to start a loopback pool from
+	// (package pool of mooncakedrv).
+	MooncakeDir string
+	RowSizes    []int64
+	// Bytes is what one round moves each way.
+	Bytes int64
+	// Segment is the segment size of a pool started from MooncakeDir.
+	Segment int64
+	// ViewRows is the rows of one submitted view.
+	ViewRows int
+}
+
+// Defaults returns the settings of a full run: measurements 1–4 take
+// about a minute and a half on a 2-core machine.
+func Defaults() Options {
+	return Options{
+		Reps: 7,
+		Settle: settleOptions{
+			Ticks:        50,
+			RowBytes:     4 << 10,
+			Latency:      time.Millisecond,
+			Workers:      4,
+			RowsPerCall:  256,
+			BytesPerCall: 128 << 20,
+		},
+		Loop:      loopOptions{Phase: time.Second, Window: 10 * time.Millisecond, Stall: time.Millisecond, Item: 400},
+		RowCPU:    rowCPUOptions{RowBytes: 64 << 10, Rows: 1024, Submissions: 20},
+		Bandwidth: bandwidthOptions{RowSizes: rowSizes, Bytes: 128 << 20, Workers: 2, ViewRows: 64},
+		Pool:      poolOptions{RowSizes: rowSizes, Bytes: 128 << 20, Segment: 1 << 30, ViewRows: 64},
+	}
+}
+
+// rowSizes are the row sizes of measurements 4 and 5.
+var rowSizes = []int64{64 << 10, 256 << 10, 1 << 20, 4 << 20}
+
+// Short returns settings for a quick look (the mage bench target): the
+// same shapes, fewer repetitions and samples, a few seconds each.
+func Short() Options {
+	o := Defaults()
+	o.Reps = 3
+	o.Settle.Ticks = 10
+	o.Loop.Phase = 300 * time.Millisecond
+	o.RowCPU.Submissions = 5
+	o.Bandwidth.Bytes = 32 << 20
+	o.Pool.Bytes = 32 << 20
+	return o
+}
+
+// runs reports whether m is to be measured.
+func (o Options) runs(m Measurement) bool {
+	if len(o.Only) == 0 {
+		return true
+	}
+	for _, x := range o.Only {
+		if x == m {
+			return true
+		}
+	}
+	return false
+}
+
+// poolGiven reports whether measurement 5 has a pool to run against.
+func (o Options) poolGiven() bool { return o.Pool.StorePath != "" || o.Pool.MooncakeDir != "" }
+
+// Validate names the first setting out of range.
+func (o Options) Validate() error {
+	var errs []error
+	check := func(ok bool, format string, args ...any) {
+		if !ok {
+			errs = append(errs, fmt.Errorf("bench: "+format, args...))
+		}
+	}
+	check(o.Reps > 0, "reps is %d, want > 0", o.Reps)
+	for _, m := range o.Only {
+		check(m >= SettleLatency && m <= RealPool, "no measurement %d (1–5)", int(m))
+	}
+	s := o.Settle
+	check(s.Ticks > 0 && s.RowBytes > 0 && s.Latency >= 0 && s.Workers > 0 && s.RowsPerCall > 0 && s.BytesPerCall > 0,
+		"settle settings out of range: %+v", s)
+	l := o.Loop
+	check(l.Phase > 0 && l.Window > 0 && l.Stall > 0 && l.Item > 0 && l.Phase >= l.Window, "loop settings out of range: %+v", l)
+	r := o.RowCPU
+	check(r.RowBytes > 0 && r.Rows > 0 && r.Submissions > 0, "row cpu settings out of range: %+v", r)
+	b := o.Bandwidth
+	check(len(b.RowSizes) > 0 && b.Workers > 0 && b.ViewRows > 0, "bandwidth settings out of range: %+v", b)
+	for _, rs := range b.RowSizes {
+		check(rs > 0 && b.Bytes >= rs, "bandwidth: row size %d must be > 0 and at most bytes per round %d", rs, b.Bytes)
+	}
+	p := o.Pool
+	check(p.StorePath == "" || p.MooncakeDir == "", "give a store config or a Mooncake folder, not both")
+	check(len(p.RowSizes) > 0 && p.ViewRows > 0 && p.Segment >= 0, "real pool settings out of range: %+v", p)
+	for _, rs := range p.RowSizes {
+		check(rs > 0 && p.Bytes >= rs, "real pool: row size %d must be > 0 and at most bytes per round %d", rs, p.Bytes)
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,127 @@
+package bench
+
+import (
+	"errors"
+	"log/slog"
+
+	"github.com/kvshare/kvshare/binding"
+	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/keys"
+	"github.com/kvshare/kvshare/memdrv"
+	"github.com/kvshare/kvshare/mooncakedrv"
+	"github.com/kvshare/kvshare/mooncakesdk"
+	"github.com/kvshare/kvshare/tools/internal/runprefix"
+)
+
+// poolRig is measurement 5's stage: kvshare (a backend over a Mooncake
+// driver that owns the client) and the raw loop (bare goroutines on the
+// same client), one region of slots per row size, lent to kvshare and
+// used by the raw loop too (never at the same time).
+type poolRig struct {
+	o      Options
+	target *poolTarget
+	kv     *lender
+	loop   *floor // the raw loop
+	stem   keys.Stem
+	drv    mooncakedrv.Config // the driver's settings
+	raw    mooncakedrv.Config // the raw loop's parts: the driver's, or the backend's caps where tighter
+	prefix string
+}
+
+// newPoolRig builds the stage over target: the driver (owning the
+// client), one region per row size lent to a backend, the raw loop.
+func newPoolRig(o Options, target *poolTarget) (*poolRig, error) {
+	r := &poolRig{o: o, target: target}
+	m := target.config.Mooncake
+	r.drv = mooncakedrv.Config{Workers: m.Workers, RowsPerCall: m.RowsPerCall, BytesPerCall: m.BytesPerCall, Logger: slog.New(slog.DiscardHandler)}
+	if r.drv.Workers == 0 {
+		r.drv.Workers = mooncakesdk.DefaultWorkers
+	}
+	if r.drv.RowsPerCall == 0 {
+		r.drv.RowsPerCall = mooncakesdk.DefaultRowsPerCall
+	}
+	if r.drv.BytesPerCall == 0 {
+		r.drv.BytesPerCall = mooncakesdk.DefaultBytesPerCall
+	}
+	// The backend's caps, when the config sets them, cut calls before
+	// the driver cuts parts: the raw loop's parts take the tighter.
+	if b := target.config.Blob; b.RowsPerCall > 0 || b.BytesPerCall > 0 {
+		r.raw = rawCaps(r.drv, b)
+	} else {
+		r.raw = r.drv
+	}
+	var err error
+	if r.prefix, err = runprefix.New(target.config.Blob.KeyPrefix, "bench"); err != nil {
+		return nil, errors.Join(err, target.client.Destroy(), target.close())
+	}
+	if r.stem, err = keys.NewStem(r.prefix); err != nil {
+		return nil, errors.Join(err, target.client.Destroy(), target.close())
+	}
+	drv, err := mooncakedrv.New(target.client, r.drv)
+	if err != nil {
+		return nil, errors.Join(err, target.client.Destroy(), target.close())
+	}
+	var mems []*memdrv.Memory
+	for _, rs := range o.Pool.RowSizes {
+		m, err := memdrv.Alloc(rs, int(o.Pool.Bytes/rs), contract.Host)
+		if err != nil {
+			for _, m := range mems {
+				err = errors.Join(err, m.Free())
+			}
+			return nil, errors.Join(err, closeIdle(drv), target.close())
+		}
+		fill(m.Bytes, byte(len(mems)+1))
+		mems = append(mems, m)
+	}
+	r.kv, err = lendMemory(drv, binding.Config{
+		KeyPrefix: r.prefix, MaxRowsPerCall: target.config.Blob.RowsPerCall, MaxBytesPerCall: target.config.Blob.BytesPerCall,
+	}, observed(o, RealPool), mems...)
+	if err != nil {
+		if !errors.Is(err, errMemoryKept) {
+			for _, m := range mems {
+				err = errors.Join(err, m.Free())
+			}
+		}
+		return nil, errors.Join(err, target.close())
+	}
+	r.loop = newFloor(target.client, r.drv.Workers)
+	return r, nil
+}
+
+// close stops the raw loop, gives kvshare's lender back (closing the
+// driver destroys the client) and stops a pool started for the run.
+func (r *poolRig) close() error {
+	r.loop.stop()
+	return errors.Join(r.kv.close(), r.target.close())
+}
+
+// names are the names of one side's rows in one round: fresh in every
+// round, since a put never overwrites.
+func (r *poolRig) names(side byte, round, n int) [][]byte {
+	out := make([][]byte, n)
+	for i := range out {
+		out[i] = rowName(side, round<<32|i)
+	}
+	return out
+}
+
+// addrs are the addresses of the first n slots of region ri.
+func (r *poolRig) addrs(ri, n int, rowBytes int64) []uintptr {
+	out := make([]uintptr, n)
+	for i := range out {
+		out[i] = r.kv.mems[ri].Region.Base + uintptr(int64(i)*rowBytes)
+	}
+	return out
+}
+
+// rawCaps are the driver's part caps, each lowered to the backend's
+// call cap where that is tighter.
+func rawCaps(drv mooncakedrv.Config, b mooncakesdk.BlobConfig) mooncakedrv.Config {
+	if b.RowsPerCall > 0 {
+		drv.RowsPerCall = min(drv.RowsPerCall, b.RowsPerCall)
+	}
+	if b.BytesPerCall > 0 {
+		drv.BytesPerCall = min(drv.BytesPerCall, b.BytesPerCall)
+	}
+	return drv
+}

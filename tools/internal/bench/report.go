@@ -1,0 +1,99 @@
+package bench
+
+// Report is everything one run measured: the machine, each measurement
+// that ran, and every goal's verdict. It is what --json prints.
+type Report struct {
+	Machine  machine          `json:"machine"`
+	Reps     int              `json:"reps"`
+	ElapsedS float64          `json:"elapsed_s"`
+	Settle   *settleReport    `json:"settle,omitempty"`
+	Loop     *loopReport      `json:"engine_loop,omitempty"`
+	RowCPU   *rowCPUReport    `json:"row_cpu,omitempty"`
+	Band     *bandwidthReport `json:"bandwidth,omitempty"`
+	Pool     *poolReport      `json:"real_pool,omitempty"`
+	Goals    []goal           `json:"goals"`
+}
+
+// goal is one of the benchmark's goals: a ratio (or a figure) measured once
+// per repetition, its target, and whether the median meets it.
+type goal struct {
+	Measurement int     `json:"measurement"`
+	Name        string  `json:"name"`
+	Value       spread  `json:"value"`
+	Target      float64 `json:"target"`
+	// AtMost: the value must be at most Target; otherwise at least.
+	AtMost bool `json:"at_most"`
+	Met    bool `json:"met"`
+}
+
+// newGoal judges the median of v against target.
+func newGoal(m Measurement, name string, v spread, target float64, atMost bool) goal {
+	met := v.N > 0 && v.Median >= target
+	if atMost {
+		met = v.N > 0 && v.Median <= target
+	}
+	return goal{Measurement: int(m), Name: name, Value: v, Target: target, AtMost: atMost, Met: met}
+}
+
+// Targets of the goals (see the package documentation).
+const (
+	settleTarget       = 1.10 // 1×256 and 1×4096: kvshare's settle over the floor's
+	settleTargetSpread = 1.15 // 4×256
+	keepTarget         = 0.98 // the loop's keep-rate beside kvshare over beside the floor
+	rowNsTarget        = 100  // ns a row
+	// rowBytesTarget is "~0 B a row": the outcome's Delivered slice, a
+	// bool a row that the caller keeps, is the one byte a row no backend
+	// can avoid; the rest must round to nothing.
+	rowBytesTarget  = 2
+	bandwidthTarget = 0.8  // kvshare's round trip over the copy floor's
+	poolTarget95    = 0.95 // kvshare's GB/s over the raw loop's
+)
+
+// judge lists every goal the report's measurements bear on.
+func (r *Report) judge() {
+	r.Goals = nil
+	if s := r.Settle; s != nil {
+		for _, c := range s.Cases {
+			target := settleTarget
+			if c.Shape == (shape{4, 256}).String() {
+				target = settleTargetSpread
+			}
+			what := "fetch settle"
+			if c.Mode == besidePublishes.String() {
+				what = "settle of every submission, fetches beside publishes"
+			}
+			r.Goals = append(r.Goals, newGoal(SettleLatency, c.Shape+" "+what+", mean / floor's", c.Ratio, target, true))
+		}
+	}
+	if l := r.Loop; l != nil {
+		r.Goals = append(r.Goals, newGoal(EngineLoop, "engine loop keep-rate beside kvshare / beside the floor", l.KeepRatio, keepTarget, false))
+		kv := float64(sum(l.KvshareStalls))
+		r.Goals = append(r.Goals, newGoal(EngineLoop, "engine loop stalls > 1 ms beside kvshare, all repetitions (target: beside the floor)",
+			spread{Median: kv, Min: kv, Max: kv, N: len(l.KvshareStalls)}, float64(sum(l.FloorStalls)), true))
+	}
+	if rc := r.RowCPU; rc != nil {
+		for _, c := range rc.Cases {
+			r.Goals = append(r.Goals, newGoal(RowCPU, c.Direction+": CPU ns a row, kvshare − the fake", c.NsPerRow, rowNsTarget, true))
+			r.Goals = append(r.Goals, newGoal(RowCPU, c.Direction+": bytes allocated a row, kvshare − the fake", c.BytesPerRow, rowBytesTarget, true))
+		}
+	}
+	if b := r.Band; b != nil {
+		for _, c := range b.Cases {
+			r.Goals = append(r.Goals, newGoal(Bandwidth, size(c.RowBytes)+" rows: round trip / two copies", c.Ratio, bandwidthTarget, false))
+		}
+	}
+	if p := r.Pool; p != nil {
+		for _, c := range p.Cases {
+			r.Goals = append(r.Goals, newGoal(RealPool, size(c.RowBytes)+" rows: put GB/s / raw loop's", c.PutRatio, poolTarget95, false))
+			r.Goals = append(r.Goals, newGoal(RealPool, size(c.RowBytes)+" rows: get GB/s / raw loop's", c.GetRatio, poolTarget95, false))
+		}
+	}
+}
+
+func sum(xs []int) int {
+	n := 0
+	for _, x := range xs {
+		n += x
+	}
+	return n
+}

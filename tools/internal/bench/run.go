@@ -1,0 +1,102 @@
+package bench
+
+import (
+	"context"
+	"log/slog"
+	"time"
+)
+
+// Progress is told, before each unit of work, how many units are done
+// out of all and what comes next; once more at the end with done equal
+// to total.
+type Progress func(done, total int, what string)
+
+// skippedPool is measurement 5's line when no pool was given.
+const skippedPool = "skipped: no pool given (--store store.toml, or --mooncake-dir DIR to start one)"
+
+// Run runs the measurements o asks for, in order, and judges every
+// goal. logger (nil: a discarding one) receives the Mooncake SDK's and
+// the pool's records in measurement 5. An error means a measurement
+// could not run to the end (a row that never came back, a pool that
+// would not start); what ran before is in the report.
+func Run(ctx context.Context, o Options, progress Progress, logger *slog.Logger) (*Report, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	if progress == nil {
+		progress = func(int, int, string) {}
+	}
+	rep := &Report{Machine: thisMachine(), Reps: o.Reps}
+	start := time.Now()
+	total, done := units(o), 0
+	step := func(what string) {
+		progress(done, total, what)
+		done++
+	}
+	defer func() {
+		rep.ElapsedS = time.Since(start).Seconds()
+		rep.Machine.LoadAfter = loadAverage()
+		rep.judge()
+		progress(total, total, "done")
+	}()
+	var err error
+	if o.runs(SettleLatency) {
+		if rep.Settle, err = measureSettle(ctx, o, step); err != nil {
+			return rep, err
+		}
+	}
+	if o.runs(EngineLoop) {
+		if rep.Loop, err = measureLoop(ctx, o, step); err != nil {
+			return rep, err
+		}
+	}
+	if o.runs(RowCPU) {
+		if rep.RowCPU, err = measureRowCPU(ctx, o, step); err != nil {
+			return rep, err
+		}
+	}
+	if o.runs(Bandwidth) {
+		if rep.Band, err = measureBandwidth(ctx, o, step); err != nil {
+			return rep, err
+		}
+	}
+	if o.runs(RealPool) {
+		if !o.poolGiven() {
+			rep.Pool = &poolReport{Skipped: skippedPool}
+			return rep, nil
+		}
+		step("5 real pool: opening")
+		target, err := openPool(ctx, o.Pool, logger)
+		if err != nil {
+			return rep, err
+		}
+		if rep.Pool, err = measureRealPool(ctx, o, target, step); err != nil {
+			return rep, err
+		}
+	}
+	return rep, nil
+}
+
+// units counts the steps Run will report.
+func units(o Options) int {
+	n := 0
+	if o.runs(SettleLatency) {
+		n += o.Reps * len(settleShapes) * len(settleModes)
+	}
+	if o.runs(EngineLoop) {
+		n += o.Reps * 3
+	}
+	if o.runs(RowCPU) {
+		n += o.Reps * 2
+	}
+	if o.runs(Bandwidth) {
+		n += o.Reps * len(o.Bandwidth.RowSizes)
+	}
+	if o.runs(RealPool) && o.poolGiven() {
+		n += 2 + o.Reps*len(o.Pool.RowSizes)
+	}
+	return n
+}

@@ -1,0 +1,149 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// One tiny run of measurements 1–4 (and 5's skip line), shared by the
+// tests that read a whole report.
+func tinyReport(t *testing.T) *Report {
+	t.Helper()
+	var done, total []int
+	rep, err := Run(t.Context(), tiny(), func(d, n int, _ string) { done, total = append(done, d), append(total, n) }, nil)
+	require.NoError(t, err)
+	require.NotEmpty(t, done)
+	assert.Equal(t, total[0], done[len(done)-1], "progress ends at its total")
+	assert.Equal(t, units(tiny()), total[0])
+	for i := 1; i < len(done); i++ {
+		assert.GreaterOrEqual(t, done[i], done[i-1], "progress never goes back")
+	}
+	return rep
+}
+
+func TestRunMeasuresOneToFourAndSaysWhyNotFive(t *testing.T) {
+	rep := tinyReport(t)
+	require.NotNil(t, rep.Settle)
+	require.NotNil(t, rep.Loop)
+	require.NotNil(t, rep.RowCPU)
+	require.NotNil(t, rep.Band)
+	require.NotNil(t, rep.Pool)
+	assert.Equal(t, skippedPool, rep.Pool.Skipped)
+	assert.Empty(t, rep.Pool.Cases)
+	assert.Equal(t, 2, rep.Reps)
+	assert.Positive(t, rep.Machine.CPUs)
+	assert.NotEmpty(t, rep.Machine.GoVersion)
+
+	// Every goal of 1–4: 6 settle cases, 2 loop, 2×2 row cpu, 2 sizes.
+	assert.Len(t, rep.Goals, 6+2+4+2)
+	for _, g := range rep.Goals {
+		assert.NotEmpty(t, g.Name)
+		assert.Equal(t, 2, g.Value.N, "%s: one figure per repetition", g.Name)
+	}
+
+	// Shapes of the other measurements.
+	l := rep.Loop
+	assert.Len(t, l.FloorStalls, 2)
+	assert.Len(t, l.Trace.Alone, 4, "40 ms in 10 ms windows")
+	assert.Positive(t, l.AloneRate.Median)
+	assert.Positive(t, l.FloorSubmissions[0])
+	require.Len(t, rep.RowCPU.Cases, 2)
+	assert.Equal(t, "fetch", rep.RowCPU.Cases[0].Direction)
+	c := rep.RowCPU.Cases[1]
+	assert.InDelta(t, c.KvshareNsPerRow.Median-c.FakeNsPerRow.Median, c.NsPerRow.Median, max(1, 0.5*c.KvshareNsPerRow.Max),
+		"the difference of the sides, repetition by repetition")
+	require.Len(t, rep.Band.Cases, 2)
+	for _, c := range rep.Band.Cases {
+		assert.Positive(t, c.FloorGBs.Median)
+		assert.Positive(t, c.Ratio.Median)
+		assert.Equal(t, int(64<<10/c.RowBytes), c.Rows)
+	}
+}
+
+func TestOnlyRunsWhatItNames(t *testing.T) {
+	o := tiny()
+	o.Only = []Measurement{RealPool}
+	rep, err := Run(t.Context(), o, nil, nil)
+	require.NoError(t, err)
+	assert.Nil(t, rep.Settle)
+	assert.Nil(t, rep.Band)
+	require.NotNil(t, rep.Pool)
+	assert.Equal(t, skippedPool, rep.Pool.Skipped)
+	assert.Empty(t, rep.Goals)
+
+	var out bytes.Buffer
+	WriteTable(&out, rep)
+	assert.Contains(t, out.String(), "5. Real pool: "+skippedPool+"\n")
+}
+
+func TestReportJSONSchema(t *testing.T) {
+	rep := tinyReport(t)
+	b, err := json.Marshal(rep)
+	require.NoError(t, err)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(b, &doc))
+	for _, k := range []string{"machine", "reps", "elapsed_s", "settle", "engine_loop", "row_cpu", "bandwidth", "real_pool", "goals"} {
+		assert.Contains(t, doc, k)
+	}
+	settle := doc["settle"].(map[string]any)
+	c0 := settle["cases"].([]any)[0].(map[string]any)
+	for _, k := range []string{"shape", "mode", "rows", "period_ms", "kvshare", "floor", "ratio", "ratio_p50", "fetch_ratio", "reps"} {
+		assert.Contains(t, c0, k)
+	}
+	side := c0["kvshare"].(map[string]any)
+	for _, k := range []string{"fetch_settle", "all_settle", "submit_call", "first_sdk_call", "cpu_per_submission_ms"} {
+		assert.Contains(t, side, k)
+	}
+	for _, k := range []string{"mean_ms", "p50_ms", "p99_ms", "max_ms", "n"} {
+		assert.Contains(t, side["fetch_settle"], k)
+	}
+	for _, k := range []string{"median", "min", "max", "n"} {
+		assert.Contains(t, c0["ratio"], k)
+	}
+	loop := doc["engine_loop"].(map[string]any)
+	for _, k := range []string{"floor_keep", "kvshare_keep", "keep_ratio", "floor_stalls", "kvshare_stalls", "cpu_ratio", "trace"} {
+		assert.Contains(t, loop, k)
+	}
+	g := doc["goals"].([]any)[0].(map[string]any)
+	for _, k := range []string{"measurement", "name", "value", "target", "at_most", "met"} {
+		assert.Contains(t, g, k)
+	}
+	assert.Equal(t, map[string]any{"skipped": skippedPool}, doc["real_pool"])
+
+	var back Report
+	require.NoError(t, json.Unmarshal(b, &back))
+	assert.Equal(t, *rep.Settle, *back.Settle, "the report survives a round trip")
+}
+
+func TestTableNamesEveryMeasurementAndGoal(t *testing.T) {
+	rep := tinyReport(t)
+	var out bytes.Buffer
+	WriteTable(&out, rep)
+	s := out.String()
+	for _, want := range []string{"kvshare bench: 2 repetitions", "\n1. Submission to settle", "\n2. A busy engine loop",
+		"\n3. CPU and allocation a row", "\n4. Publish + fetch", "\n5. Real pool: skipped", "\nGoals: "} {
+		assert.Contains(t, s, want)
+	}
+	for _, g := range rep.Goals {
+		assert.Contains(t, s, g.Name)
+	}
+	assert.Contains(t, Summary(rep), "goals met")
+}
+
+func TestGoalVerdicts(t *testing.T) {
+	assert.True(t, newGoal(SettleLatency, "x", spread{Median: 1.1, N: 1}, 1.1, true).Met)
+	assert.False(t, newGoal(SettleLatency, "x", spread{Median: 1.11, N: 1}, 1.1, true).Met)
+	assert.True(t, newGoal(Bandwidth, "x", spread{Median: 0.8, N: 1}, 0.8, false).Met)
+	assert.False(t, newGoal(Bandwidth, "x", spread{Median: 0.79, N: 1}, 0.8, false).Met)
+	assert.False(t, newGoal(Bandwidth, "x", spread{}, 0, false).Met, "nothing measured meets nothing")
+
+	r := &Report{Settle: &settleReport{Cases: []settleCase{{Shape: "4x256", Mode: "fetch", Ratio: spread{Median: 1.12, N: 1}}}}}
+	r.judge()
+	require.Len(t, r.Goals, 1)
+	assert.InDelta(t, 1.15, r.Goals[0].Target, 1e-12, "4×256 has the looser target")
+	assert.True(t, r.Goals[0].Met)
+}

@@ -1,0 +1,164 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteTable prints the report for a terminal: the machine, one table
+// per measurement that ran (or its skip line), and every goal with its
+// verdict.
+func WriteTable(w io.Writer, r *Report) {
+	m := r.Machine
+	fmt.Fprintf(w, "kvshare bench: %d repetitions in %.0f s; %d CPUs (%s), GOMAXPROCS %d, %s, %s %s/%s; load %s at the start, %s at the end\n",
+		r.Reps, r.ElapsedS, m.CPUs, orNone(m.CPUModel), m.GOMAXPROCS, orNone(m.Memory), m.GoVersion, m.GOOS, m.GOARCH, orNone(m.LoadBefore), orNone(m.LoadAfter))
+	fmt.Fprintln(w, "Every goal is a ratio to a floor measured in the same run: the median of the repetitions [smallest–largest].")
+	if s := r.Settle; s != nil {
+		writeSettle(w, s)
+	}
+	if l := r.Loop; l != nil {
+		writeLoop(w, l)
+	}
+	if c := r.RowCPU; c != nil {
+		writeRowCPU(w, c)
+	}
+	if b := r.Band; b != nil {
+		writeBandwidth(w, b)
+	}
+	if p := r.Pool; p != nil {
+		writePool(w, p)
+	}
+	writeGoals(w, r.Goals)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "?"
+	}
+	return s
+}
+
+// sp prints a spread: median [min–max].
+func sp(s spread, format string) string {
+	if s.N == 0 {
+		return "-"
+	}
+	return fmt.Sprintf(format+" ["+format+"–"+format+"]", s.Median, s.Min, s.Max)
+}
+
+func table(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 0, 0, 2, ' ', 0) }
+
+func writeSettle(w io.Writer, s *settleReport) {
+	fmt.Fprintf(w, "\n1. Submission to settle (outcome known and quiesced): a fake SDK whose data calls sleep %g ms; %d workers, %d rows and %s a call; %s rows.\n",
+		s.SDKLatencyMs, s.Workers, s.RowsPerCall, size(s.BytesPerCall), size(s.RowBytes))
+	fmt.Fprintln(w, "   The floor: the same SDK calls (a put part: put + exists) by as many bare goroutines, ticks taking turns with kvshare's.")
+	t := table(w)
+	fmt.Fprintln(t, "   shape\tmode\tside\tfetch mean\tp50\tp99\tall mean\tsubmit p99\t1st SDK call p50\tp99\tCPU/submission\tratio (mean)\tratio (p50)\t")
+	for _, c := range s.Cases {
+		for i, side := range []settleSide{c.Kvshare, c.Floor} {
+			name, ratios := "kvshare", sp(c.Ratio, "%.3f")+"\t"+sp(c.RatioP50, "%.3f")
+			if i == 1 {
+				name, ratios = "floor", "\t"
+			}
+			fmt.Fprintf(t, "   %s\t%s\t%s\t%.2f ms\t%.2f\t%.2f\t%.2f\t%.3f ms\t%.3f ms\t%.3f\t%.3f ms\t%s\t\n", c.Shape, c.Mode, name,
+				side.Fetch.MeanMs, side.Fetch.P50Ms, side.Fetch.P99Ms, side.All.MeanMs, side.Submit.P99Ms,
+				side.FirstCall.P50Ms, side.FirstCall.P99Ms, side.CPUPerSubmissionMs.Median, ratios)
+		}
+	}
+	t.Flush()
+}
+
+func writeLoop(w io.Writer, l *loopReport) {
+	fmt.Fprintf(w, "\n2. A busy engine loop (items of %.1f µs on a thread of its own, counted per %g ms window, %.1f s a phase) beside measurement 1's traffic\n",
+		l.ItemUs, l.WindowMs, l.PhaseS)
+	fmt.Fprintln(w, "   (the three shapes in turn, fetches beside publishes, each at its fixed rate).")
+	t := table(w)
+	fmt.Fprintln(t, "   beside\tkeep-rate\tstalls > 1 ms per repetition\tsubmissions\tCPU per submission\t")
+	fmt.Fprintf(t, "   nothing\t1 (%.0f items/s)\t%v\t\t\t\n", l.AloneRate.Median, l.AloneStalls)
+	fmt.Fprintf(t, "   the floor\t%s\t%v\t%v\t%s ms\t\n", sp(l.FloorKeep, "%.3f"), l.FloorStalls, l.FloorSubmissions, sp(l.FloorCPUPerSubmissionMs, "%.3f"))
+	fmt.Fprintf(t, "   kvshare\t%s\t%v\t%v\t%s ms\t\n", sp(l.KvshareKeep, "%.3f"), l.KvshareStalls, l.KvshareSubmissions, sp(l.KvshareCPUPerSubmissionMs, "%.3f"))
+	t.Flush()
+	fmt.Fprintf(w, "   keep-rate kvshare / floor %s; CPU per submission kvshare / floor %s\n", sp(l.KeepRatio, "%.3f"), sp(l.CPURatio, "%.2f"))
+}
+
+func writeRowCPU(w io.Writer, c *rowCPUReport) {
+	fmt.Fprintf(w, "\n3. CPU and allocation a row of backend + driver over a fake SDK that answers at once, less the fake's own (the same calls straight to it);\n")
+	fmt.Fprintf(w, "   %s rows, %d rows a submission, %d submissions a side and repetition.\n", size(c.RowBytes), c.Rows, c.Submissions)
+	t := table(w)
+	fmt.Fprintln(t, "   direction\tkvshare ns/row\tthe fake's\tkvshare − fake ns/row\tB/row kvshare\tthe fake's\tkvshare − fake B/row\tallocs/row\t")
+	for _, x := range c.Cases {
+		fmt.Fprintf(t, "   %s\t%.0f\t%.0f\t%s\t%.1f\t%.1f\t%s\t%.4f\t\n", x.Direction, x.KvshareNsPerRow.Median, x.FakeNsPerRow.Median,
+			sp(x.NsPerRow, "%.0f"), x.KvshareBytesPerRow.Median, x.FakeBytesPerRow.Median, sp(x.BytesPerRow, "%.1f"), x.AllocsPerRow.Median)
+	}
+	t.Flush()
+}
+
+func writeBandwidth(w io.Writer, b *bandwidthReport) {
+	fmt.Fprintf(w, "\n4. Publish + fetch through the in-memory store (slot → store → slot) against the same two copies with copy;\n")
+	fmt.Fprintf(w, "   %d goroutines each side, %s each way a round, views of %d rows; GB/s = 10⁹ B/s.\n", b.Workers, size(b.BytesPerRound), b.ViewRows)
+	t := table(w)
+	fmt.Fprintln(t, "   row\tkvshare publish\tfetch\tround trip\tcopy in\tcopy out\tround trip\tratio\t")
+	for _, c := range b.Cases {
+		fmt.Fprintf(t, "   %s\t%.2f GB/s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t\n", size(c.RowBytes), c.KvsharePublishGBs.Median, c.KvshareFetchGBs.Median,
+			c.KvshareGBs.Median, c.FloorInGBs.Median, c.FloorOutGBs.Median, c.FloorGBs.Median, sp(c.Ratio, "%.3f"))
+	}
+	t.Flush()
+}
+
+func writePool(w io.Writer, p *poolReport) {
+	if p.Skipped != "" {
+		fmt.Fprintf(w, "\n5. Real pool: %s\n", p.Skipped)
+		return
+	}
+	fmt.Fprintf(w, "\n5. Real pool: %s; keys under %s/v1/…\n", p.Pool, p.KeyPrefix)
+	fmt.Fprintf(w, "   %d workers, %d rows and %s a call, %s each way a round; segment warmed with %s first; only Ready rows count.\n",
+		p.Workers, p.RowsPerCall, size(p.BytesPerCall), size(p.BytesPerRound), size(p.WarmBytes))
+	t := table(w)
+	fmt.Fprintln(t, "   row\tkvshare put\tget\traw put\tget\tput ratio\tget ratio\tnot Ready kvshare/raw\t")
+	for _, c := range p.Cases {
+		fmt.Fprintf(t, "   %s\t%.2f GB/s\t%.2f\t%.2f\t%.2f\t%s\t%s\t%d/%d\t\n", size(c.RowBytes), c.KvsharePutGBs.Median, c.KvshareGetGBs.Median,
+			c.RawPutGBs.Median, c.RawGetGBs.Median, sp(c.PutRatio, "%.3f"), sp(c.GetRatio, "%.3f"), c.KvshareNotReady, c.RawNotReady)
+	}
+	t.Flush()
+}
+
+func writeGoals(w io.Writer, goals []goal) {
+	if len(goals) == 0 {
+		return
+	}
+	met := 0
+	for _, g := range goals {
+		if g.Met {
+			met++
+		}
+	}
+	fmt.Fprintf(w, "\nGoals: %d of %d met\n", met, len(goals))
+	t := table(w)
+	for _, g := range goals {
+		verdict, cmp := "met", "≥"
+		if !g.Met {
+			verdict = "MISSED"
+		}
+		if g.AtMost {
+			cmp = "≤"
+		}
+		fmt.Fprintf(t, "   %d\t%s\t%s\t%s %g\t%s\t\n", g.Measurement, g.Name, sp(g.Value, "%.3g"), cmp, g.Target, verdict)
+	}
+	t.Flush()
+}
+
+// Summary is one line: how many goals were met, and which were missed.
+func Summary(r *Report) string {
+	var missed []string
+	for _, g := range r.Goals {
+		if !g.Met {
+			missed = append(missed, fmt.Sprintf("%d %s", g.Measurement, g.Name))
+		}
+	}
+	if len(missed) == 0 {
+		return fmt.Sprintf("all %d goals met", len(r.Goals))
+	}
+	return fmt.Sprintf("%d of %d goals met; missed: %s", len(r.Goals)-len(missed), len(r.Goals), strings.Join(missed, "; "))
+}

@@ -1,0 +1,35 @@
+// Package doctor checks that a store config reaches a working Mooncake
+// pool: `kvshare doctor --store store.toml`. It runs each step the
+// Mooncake driver takes on its way to a first object, one check each,
+// and reports every one with a verdict and what it saw, so that a user
+// sees what to change, not only that something is wrong.
+//
+// [Run] takes [Options] and returns a [Report]: one [Finding] a check,
+// in the order of the Check constants ([CheckConfig] to [CheckClose]),
+// each with a [Verdict] ([OK], [Warn], [Fail], [Skip]) and a detail.
+// [Report.Write] prints it; [Report.Failed] says whether any check
+// failed. The checks: the config as the driver reads it, the key
+// prefix, the library (path, SHA-256, pin, store_c.h's nineteen
+// functions), the environment, one dial of the master, the metadata
+// server, the client's setup, and a probe object put, read back,
+// compared and removed, then the client closed.
+//
+// It promises:
+//
+//   - Every check is reported, passed, failed or skipped (saying why);
+//     the report fails when any check failed, never on a warning.
+//   - A refused config stops everything; key prefix, library,
+//     environment, master and metadata are checked independently, so one
+//     run names every problem among them; the client is opened only when
+//     all of them passed, and the probe only on a client that set up.
+//   - The probe lives under a key of this run's own prefix (package
+//     runprefix), from a buffer outside the Go heap. A buffer a transfer
+//     may still touch is kept with its client, as the driver keeps them.
+//   - It never panics on a bad pool. Network waits are bounded by
+//     [Options.Wait] ([DefaultWait]); the probe's SDK calls take no
+//     deadline (the C ABI has none).
+//
+// What each check looks at and prints is in the tools module's
+// README.md; why it checks as it does is in docs/design.md (section
+// "The kvshare command (tools)").
+package doctor

@@ -1,0 +1,131 @@
+package doctor
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+)
+
+// The checks, by the name each prints, in the order they run.
+const (
+	CheckConfig      = "config"
+	CheckKeyPrefix   = "key prefix"
+	CheckLibrary     = "library"
+	CheckEnvironment = "environment"
+	CheckMaster      = "master"
+	CheckMetadata    = "metadata"
+	CheckClient      = "client"
+	CheckPut         = "probe put"
+	CheckGet         = "probe get"
+	CheckRemove      = "probe remove"
+	CheckClose       = "client close"
+)
+
+// checks lists every check in order, for the lines of those skipped.
+var checks = [...]string{CheckConfig, CheckKeyPrefix, CheckLibrary, CheckEnvironment, CheckMaster,
+	CheckMetadata, CheckClient, CheckPut, CheckGet, CheckRemove, CheckClose}
+
+// Defaults of [Options].
+const (
+	DefaultWait       = 10 * time.Second
+	DefaultProbeBytes = 4096
+)
+
+// Options says what the doctor checks and how long it waits.
+type Options struct {
+	// ConfigPath is the store config file (store.toml).
+	ConfigPath string
+	// LookupEnv reads the environment; nil means os.LookupEnv. The
+	// client itself (mooncakesdk.Open) always reads the process's own.
+	LookupEnv func(string) (string, bool)
+	// Wait bounds each network wait: the master's dial, the metadata
+	// server's answer, the client's setup (default [DefaultWait]). The
+	// probe's own calls cannot be bounded: the C ABI takes no deadline.
+	Wait time.Duration
+	// ProbeBytes is the probe object's size (default [DefaultProbeBytes]).
+	ProbeBytes int
+	// Logger receives the Mooncake SDK's records (library loaded, client
+	// set up); nil discards them. The library's own log (glog) goes to
+	// stderr whatever this says.
+	Logger *slog.Logger
+}
+
+func (o Options) withDefaults() Options {
+	if o.LookupEnv == nil {
+		o.LookupEnv = os.LookupEnv
+	}
+	if o.Wait <= 0 {
+		o.Wait = DefaultWait
+	}
+	if o.ProbeBytes <= 0 {
+		o.ProbeBytes = DefaultProbeBytes
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return o
+}
+
+// Run checks the store config at opts.ConfigPath and the pool it names,
+// one check at a time, and reports every one (the package documentation
+// says what each needs; the tools module's README.md what each looks
+// at). It never panics on a bad pool and returns once every check ran or
+// was skipped.
+func Run(ctx context.Context, opts Options) Report {
+	opts = opts.withDefaults()
+	r := &run{Report: Report{File: opts.ConfigPath}}
+
+	cfg, f := checkConfig(opts.ConfigPath)
+	if !r.add(f) {
+		r.skipRest("the config was refused")
+		return r.Report
+	}
+	prefix, f := checkKeyPrefix(cfg)
+	r.add(f)
+	r.add(checkLibrary(cfg, opts.LookupEnv))
+	r.add(checkEnvironment(opts.LookupEnv))
+	r.add(checkMaster(ctx, cfg.Mooncake.Master, opts.Wait))
+	r.add(checkMetadata(ctx, cfg.Mooncake.MetadataServer, opts.Wait))
+	if r.failed() {
+		r.skipRest("a check above failed")
+		return r.Report
+	}
+
+	client, f := openClient(ctx, cfg, opts.Wait, opts.Logger)
+	if !r.add(f) {
+		r.skipRest("the client did not set up")
+		return r.Report
+	}
+	key, err := probeKey(prefix)
+	if err != nil { // checkKeyPrefix passed, so this cannot happen
+		r.add(fail(CheckPut, "%v", err))
+		r.skipRest("no probe key")
+		return r.Report
+	}
+	for _, f := range probe(client, key, opts.ProbeBytes) {
+		r.add(f)
+	}
+	return r.Report
+}
+
+// run is a Report being written.
+type run struct{ Report }
+
+// add appends f and reports whether it did not fail.
+func (r *run) add(f Finding) bool {
+	r.Findings = append(r.Findings, f)
+	return f.Verdict != Fail
+}
+
+func (r *run) failed() bool { return r.Report.Failed() }
+
+// skipRest adds a Skip line for every check not reported yet.
+func (r *run) skipRest(why string) {
+	for _, c := range checks {
+		if _, done := r.Find(c); !done {
+			r.add(skip(c, "not run: %s", why))
+		}
+	}
+}

@@ -1,0 +1,239 @@
+package roundtrip
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/memdrv"
+	"github.com/kvshare/kvshare/tools/internal/runprefix"
+)
+
+// cleanupTimeout bounds the owner's cleanup after the run.
+const cleanupTimeout = 30 * time.Second
+
+// Phase is what one direction moved.
+type Phase struct {
+	Rows      [contract.RowStatusCount]int64 // rows by final status, from the backend's stats
+	Attempts  int
+	Delivered int   // rows the outcomes mark delivered
+	Bytes     int64 // bytes of delivered rows
+	Elapsed   time.Duration
+}
+
+// GBps returns the delivered bytes per second, in 10⁹ bytes.
+func (p Phase) GBps() float64 {
+	if p.Elapsed <= 0 {
+		return 0
+	}
+	return float64(p.Bytes) / p.Elapsed.Seconds() / 1e9
+}
+
+// Report is what a round trip moved and found.
+type Report struct {
+	Config Config
+	// Store names the store the bytes went through; KeyPrefix is this
+	// run's own key prefix (every key is KeyPrefix/v1/<hex name>).
+	Store     string
+	KeyPrefix string
+	Publish   Phase
+	Fetch     Phase
+	// Mismatches counts fetched rows whose bytes differ from what was
+	// published; Undelivered rows a phase did not deliver.
+	Mismatches  int
+	Undelivered int
+	// RowsLent and BytesLent are what both backends still had lent once
+	// every attempt quiesced (must be zero); Freed says every region went
+	// back to its lender through the owner's cleanup order.
+	RowsLent  int64
+	BytesLent int64
+	Freed     bool
+}
+
+// OK reports whether every row arrived intact and nothing stayed lent.
+func (r Report) OK() bool {
+	return r.Mismatches == 0 && r.Undelivered == 0 && r.RowsLent == 0 && r.BytesLent == 0 && r.Freed
+}
+
+// Progress is called as attempts complete: the phase ("publish" or
+// "fetch") and the rows done out of all.
+type Progress func(phase string, done, total int)
+
+// Run builds two lenders over one store (cfg.Store; the embedded
+// in-memory store when nil), each with its own driver, publishes cfg.Rows
+// blocks from the first under a key prefix of this run's own, fetches
+// them into the second, checks every byte, and closes both in the
+// owner's cleanup order. An error means the round trip could not run to
+// the end; a Report that is not OK means it ran and found something
+// wrong.
+func Run(ctx context.Context, cfg Config, progress Progress) (Report, error) {
+	rep := Report{Config: cfg}
+	if err := cfg.Validate(); err != nil {
+		return rep, err
+	}
+	if progress == nil {
+		progress = func(string, int, int) {}
+	}
+	store := cfg.Store
+	if store == nil {
+		store = MemoryStore(cfg.Workers)
+	}
+	rep.Store = store.Describe()
+	prefix, err := runprefix.New(cfg.KeyPrefix, "roundtrip")
+	if err != nil {
+		return rep, fmt.Errorf("roundtrip: %w", err)
+	}
+	rep.KeyPrefix = prefix
+	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	defer cancel()
+
+	src, err := newLender(ctx, "publisher", store, cfg, prefix)
+	if err != nil {
+		return rep, err
+	}
+	dst, err := newLender(ctx, "fetcher", store, cfg, prefix)
+	if err != nil {
+		cctx, ccancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+		defer ccancel()
+		return rep, errors.Join(err, src.close(cctx))
+	}
+
+	fill(src.mem, cfg.Seed)
+	poison(dst.mem)
+	views := views(cfg)
+	rep.Publish, err = move(ctx, "publish", views, cfg.RowBytes, progress, func(v contract.View) (contract.Attempt, error) {
+		return src.backend.Publish(v, nil)
+	})
+	rep.Publish.Rows = src.backend.Stats().Rows
+	if err == nil {
+		rep.Fetch, err = move(ctx, "fetch", views, cfg.RowBytes, progress, func(v contract.View) (contract.Attempt, error) {
+			return dst.backend.Fetch(v, nil)
+		})
+		rep.Fetch.Rows = dst.backend.Stats().Rows
+	}
+	rep.Undelivered = 2*cfg.Rows - rep.Publish.Delivered - rep.Fetch.Delivered
+	if err == nil {
+		rep.Mismatches = compare(src.mem, dst.mem)
+	}
+	for _, l := range []*lender{src, dst} {
+		s := l.backend.Stats()
+		rep.RowsLent += s.RowsLent
+		rep.BytesLent += s.BytesLent
+	}
+	// Cleanup gets its own bound: even after the run's deadline, attempts
+	// cancelled above must quiesce before their memory can go back.
+	cctx, ccancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	defer ccancel()
+	cerr := errors.Join(src.close(cctx), dst.close(cctx))
+	rep.Freed = cerr == nil
+	return rep, errors.Join(err, cerr)
+}
+
+// views cuts the rows into views of cfg.ViewRows rows; a row's name is
+// its block hash stand-in: the seed and the row's index.
+func views(cfg Config) []contract.View {
+	names := make([]byte, 16*cfg.Rows)
+	var vs []contract.View
+	for start := 0; start < cfg.Rows; start += cfg.ViewRows {
+		end := min(start+cfg.ViewRows, cfg.Rows)
+		g := contract.Group{Slots: make([]int32, 0, end-start), Names: make([][]byte, 0, end-start)}
+		for i := start; i < end; i++ {
+			name := names[16*i : 16*i+16 : 16*i+16]
+			binary.BigEndian.PutUint64(name, cfg.Seed)
+			binary.BigEndian.PutUint64(name[8:], uint64(i))
+			g.Slots = append(g.Slots, int32(i))
+			g.Names = append(g.Names, name)
+		}
+		vs = append(vs, contract.View{Groups: []contract.Group{g}})
+	}
+	return vs
+}
+
+// move submits every view at once, as an engine with many requests in
+// flight would, and waits for each attempt to quiesce.
+func move(ctx context.Context, phase string, views []contract.View, rowBytes int64, progress Progress, submit func(contract.View) (contract.Attempt, error)) (Phase, error) {
+	var p Phase
+	total := 0
+	for _, v := range views {
+		total += v.Rows()
+	}
+	start := time.Now()
+	attempts := make([]contract.Attempt, 0, len(views))
+	for i, v := range views {
+		a, err := submit(v)
+		if err != nil {
+			return p, fmt.Errorf("%s: view %d: %w", phase, i, err)
+		}
+		attempts = append(attempts, a)
+	}
+	p.Attempts = len(attempts)
+	done := 0
+	for i, a := range attempts {
+		select {
+		case <-a.Done():
+		case <-ctx.Done():
+			for _, a := range attempts[i:] {
+				a.Cancel()
+			}
+			return p, fmt.Errorf("%s: attempt %d did not quiesce: %w", phase, i, ctx.Err())
+		}
+		o, _ := a.Outcome()
+		if o.Fault != nil {
+			return p, fmt.Errorf("%s: attempt %d: %w", phase, i, o.Fault)
+		}
+		for _, d := range o.Delivered {
+			if d {
+				p.Delivered++
+			}
+		}
+		done += len(o.Delivered)
+		progress(phase, done, total)
+	}
+	p.Elapsed = time.Since(start)
+	p.Bytes = int64(p.Delivered) * rowBytes
+	return p, nil
+}
+
+// fill writes reproducible pseudo-random bytes into every slot.
+func fill(m *memdrv.Memory, seed uint64) {
+	var key [32]byte
+	binary.LittleEndian.PutUint64(key[:], seed)
+	rng := rand.NewChaCha8(key)
+	n := m.Region.SlotBytes * int64(m.Region.SlotCount)
+	_, _ = rng.Read(m.Bytes[:n])
+}
+
+// poisonByte fills the fetcher's slots before the fetch.
+const poisonByte = 0xA5
+
+// poison fills every slot with poisonByte: a row the fetch never wrote
+// cannot pass the byte check by chance, and every page of the fetcher's
+// region is touched before the clock starts, as an engine's long-lived
+// staging memory would be (the publisher's pages were touched by fill),
+// so the fetch rate measures the transfer, not first-touch page faults.
+func poison(m *memdrv.Memory) {
+	b := m.Bytes[:m.Region.SlotBytes*int64(m.Region.SlotCount)]
+	if len(b) == 0 {
+		return
+	}
+	b[0] = poisonByte
+	for n := 1; n < len(b); n *= 2 {
+		copy(b[n:], b[:n])
+	}
+}
+
+// compare counts the slots whose bytes differ.
+func compare(a, b *memdrv.Memory) int {
+	bad := 0
+	for i := range a.Region.SlotCount {
+		if !bytes.Equal(a.Slot(i), b.Slot(i)) {
+			bad++
+		}
+	}
+	return bad
+}

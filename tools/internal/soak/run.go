@@ -1,0 +1,158 @@
+package soak
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/memdrv"
+	"github.com/kvshare/kvshare/tools/internal/roundtrip"
+	"github.com/kvshare/kvshare/tools/internal/runprefix"
+)
+
+// Run soaks cfg.Store (the in-memory store when nil) with cfg.Lenders
+// backends for cfg.Duration and checks every promise on the way (see
+// the package documentation). An error means a promise broke (or the
+// run could not start); the report says what ran until then, and the
+// seed reproduces the choices.
+func Run(ctx context.Context, cfg Config) (Report, error) {
+	rep := Report{Config: cfg}
+	if err := cfg.Validate(); err != nil {
+		return rep, err
+	}
+	if cfg.Store == nil {
+		cfg.Store = roundtrip.MemoryStore(2)
+		rep.Config.Store = cfg.Store
+	}
+	prefix, err := runprefix.New(cfg.KeyPrefix, "soak")
+	if err != nil {
+		return rep, err
+	}
+	rep.RunID = prefix
+	s := &soak{cfg: cfg, prefix: prefix, published: make([]bool, cfg.Names)}
+
+	lenders := make([]*lender, cfg.Lenders)
+	for i := range lenders {
+		mem, err := memdrv.Alloc(cfg.RowBytes, cfg.Slots, contract.Host)
+		if err != nil {
+			return rep, errors.Join(err, s.release(ctx, lenders[:i], &rep))
+		}
+		lenders[i] = &lender{name: fmt.Sprintf("lender %d", i), mem: mem}
+		if err := lenders[i].bind(ctx, cfg, prefix); err != nil {
+			return rep, errors.Join(err, s.release(ctx, lenders[:i+1], &rep))
+		}
+	}
+
+	start := time.Now()
+	deadline := start.Add(cfg.Duration)
+	reports := make([]Report, len(lenders))
+	errs := make([]error, len(lenders))
+	var wg sync.WaitGroup
+	for i, l := range lenders {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(cfg.Seed, uint64(i)))
+			errs[i] = s.lend(ctx, l, rng, deadline, &reports[i])
+		})
+	}
+	wg.Wait()
+	rep.Elapsed = time.Since(start)
+	for _, r := range reports {
+		rep.add(r)
+		for i, n := range r.Rows {
+			rep.Rows[i] += n
+		}
+	}
+	err = errors.Join(errs...)
+	if err == nil {
+		err = s.release(ctx, lenders, &rep)
+	}
+	for _, l := range lenders {
+		if l.backend != nil {
+			st := l.backend.Stats()
+			for i, n := range st.Rows {
+				rep.Rows[i] += n
+			}
+		}
+	}
+	if err != nil {
+		return rep, fmt.Errorf("soak %s (seed %d): %w", prefix, cfg.Seed, err)
+	}
+	return rep, nil
+}
+
+// soak is the state the lenders share.
+type soak struct {
+	cfg    Config
+	prefix string
+
+	mu        sync.Mutex
+	published []bool // names some publish was given (they may be stored)
+}
+
+// release shuts every lender down, checking the promises, and frees its
+// memory.
+func (s *soak) release(ctx context.Context, lenders []*lender, rep *Report) error {
+	var errs []error
+	for _, l := range lenders {
+		if l == nil {
+			continue
+		}
+		if l.backend != nil {
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.Wait)
+			err := l.unbind(sctx)
+			cancel()
+			if err != nil {
+				errs = append(errs, err) // memory kept
+				continue
+			}
+			rep.ShutdownsChecked++
+		}
+		if err := l.free(); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		rep.MemoryFreed++
+	}
+	return errors.Join(errs...)
+}
+
+// lend runs rounds on one lender until the deadline.
+func (s *soak) lend(ctx context.Context, l *lender, rng *rand.Rand, deadline time.Time, rep *Report) error {
+	for time.Now().Before(deadline) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if rng.IntN(50) == 0 {
+			if err := s.rebind(ctx, l, rep); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := s.round(ctx, l, rng, rep); err != nil {
+			return err
+		}
+		rep.Rounds++
+	}
+	return nil
+}
+
+// rebind shuts the lender's backend down in the owner's cleanup order,
+// checking every promise, and binds the region again over a new driver.
+func (s *soak) rebind(ctx context.Context, l *lender, rep *Report) error {
+	sctx, cancel := context.WithTimeout(ctx, s.cfg.Wait)
+	defer cancel()
+	rows := l.backend.Stats().Rows
+	if err := l.unbind(sctx); err != nil {
+		return err // the lender's memory is kept: Run frees nothing after an error
+	}
+	for i, n := range rows {
+		rep.Rows[i] += n
+	}
+	rep.ShutdownsChecked++
+	rep.Rebinds++
+	return l.bind(ctx, s.cfg, s.prefix)
+}
