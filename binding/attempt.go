@@ -1,6 +1,7 @@
 package binding
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -34,11 +35,13 @@ type attempt struct {
 	done  chan struct{}
 
 	// ---- guarded by b.mu ----
-	s          *scratch // nil once given back (quiesced, handover over)
-	delivered  []bool   // Ready rows, view order; frozen once known
-	handing    bool     // the submitter may still hand calls over
-	handed     int      // rows handed over so far (a prefix of the view)
-	stop       bool     // hand no more calls over
+	s          *scratch             // nil once given back (quiesced, handover over)
+	delivered  []bool               // Ready rows, view order; frozen once known
+	statuses   []contract.RowStatus // final status per row, view order; frozen once known
+	knownCh    chan struct{}        // made on first Known, closed when the outcome is known
+	handing    bool                 // the submitter may still hand calls over
+	handed     int                  // rows handed over so far (a prefix of the view)
+	stop       bool                 // hand no more calls over
 	cancelled  bool
 	cancelFrom int // calls from this index on are to be asked to Cancel
 	fault      error
@@ -73,8 +76,12 @@ func newAttempt(b *Backend, dir direction, v contract.View, h contract.Hint, nam
 		a.total += len(g.Slots)
 	}
 	a.delivered = make([]bool, a.total)
+	a.statuses = make([]contract.RowStatus, a.total)
 	return a
 }
+
+// closedChan is the channel Known returns once the outcome is known.
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 // String returns the attempt's label, "attempt <id> (fetch)" or
 // "attempt <id> (publish)", as Shutdown reports it.
@@ -98,6 +105,35 @@ func (a *attempt) Quiesced() bool {
 
 // Done returns a channel closed at quiescence.
 func (a *attempt) Done() <-chan struct{} { return a.done }
+
+// Known returns a channel closed once the outcome is known. It is made on
+// first use, so that an attempt nobody waits on costs no channel.
+func (a *attempt) Known() <-chan struct{} {
+	a.b.mu.Lock()
+	defer a.b.mu.Unlock()
+	if a.known {
+		return closedChan
+	}
+	if a.knownCh == nil {
+		a.knownCh = make(chan struct{})
+	}
+	return a.knownCh
+}
+
+// Wait returns the outcome once it is known, or ctx's error if ctx ends
+// first (an outcome known by then wins).
+func (a *attempt) Wait(ctx context.Context) (contract.Outcome, error) {
+	select {
+	case <-a.Known():
+	case <-ctx.Done():
+		if o, ok := a.Outcome(); ok {
+			return o, nil
+		}
+		return contract.Outcome{}, ctx.Err()
+	}
+	o, _ := a.Outcome()
+	return o, nil
+}
 
 // Cancel stops handing the attempt's calls over (those rows end
 // Cancelled) and asks the driver to cancel the calls it holds whose
@@ -154,8 +190,7 @@ func (a *attempt) noteFaultLocked(row int, err error) {
 func (b *Backend) settleLocked(a *attempt) bool {
 	published := false
 	if !a.known && !a.handing && a.pending == 0 {
-		a.known = true
-		a.outcome = contract.Outcome{Delivered: a.delivered, Fault: a.fault}
+		b.knowLocked(a, a.fault)
 		published = true
 	}
 	if a.known && !a.quiesced && (!a.handing || a.stop) && a.accessOpen == 0 {
@@ -181,8 +216,20 @@ func (b *Backend) forceLocked(a *attempt, fault error) bool {
 	if a.known {
 		return false
 	}
-	a.known = true
-	a.outcome = contract.Outcome{Delivered: a.delivered, Fault: fault}
+	b.knowLocked(a, fault)
 	b.settleLocked(a)
 	return true
+}
+
+// knowLocked sets the outcome: rows never handed over are Cancelled,
+// rows handed over without a verdict yet (a forced outcome) stay Pending.
+func (b *Backend) knowLocked(a *attempt, fault error) {
+	for i := a.handed; i < a.total; i++ {
+		a.statuses[i] = contract.Cancelled
+	}
+	a.known = true
+	a.outcome = contract.Outcome{Delivered: a.delivered, Rows: a.statuses, Fault: fault}
+	if a.knownCh != nil {
+		close(a.knownCh)
+	}
 }

@@ -1,6 +1,7 @@
 package binding
 
 import (
+	"cmp"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -9,16 +10,20 @@ import (
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/keys"
 	"github.com/kvshare/kvshare/rowbatch"
+	"github.com/kvshare/kvshare/storeconfig"
 )
 
 // DefaultSlowCall is how long a driver call runs before the backend logs
 // it, when [Config.SlowCall] is 0.
 const DefaultSlowCall = 60 * time.Second
 
-// Config is what [New] builds a backend from. The zero value is not
-// usable: KeyPrefix is required.
+// Config is what [New] and [Open] build a backend from. The zero value
+// is usable: every store key starts with storeconfig.DefaultKeyPrefix, no
+// cap of the backend's own, the default logger and slow-call log.
+// [FromBlob] makes one from a store file's [blob] section.
 type Config struct {
-	// KeyPrefix starts every store key; keys.NewStem checks it.
+	// KeyPrefix starts every store key; keys.NewStem checks it. Empty
+	// means storeconfig.DefaultKeyPrefix ("kvshare").
 	KeyPrefix string
 	// MaxRowsPerCall caps the rows of one driver call; 0 means no cap of
 	// the backend's own. The driver's MaxRowsPerOp applies as well; the
@@ -74,9 +79,40 @@ type Backend struct {
 	waiting    bool          // someone holds changed
 	slowTimer  *time.Timer
 	slowArmed  bool
+
+	ownsDriver bool       // made by Open: Close closes the driver
+	closeMu    sync.Mutex // one Close at a time
+	closeDone  bool       // Close returned nil
 }
 
 var _ contract.Backend = (*Backend)(nil)
+
+// check returns the key stem cfg makes, or why cfg builds no backend.
+func (cfg Config) check() (keys.Stem, error) {
+	stem, err := keys.NewStem(cmp.Or(cfg.KeyPrefix, storeconfig.DefaultKeyPrefix))
+	if err != nil {
+		return keys.Stem{}, fmt.Errorf("%w: KeyPrefix: %w", ErrConfig, err)
+	}
+	if cfg.MaxRowsPerCall < 0 {
+		return keys.Stem{}, fmt.Errorf("%w: MaxRowsPerCall is %d, want >= 0", ErrConfig, cfg.MaxRowsPerCall)
+	}
+	if cfg.MaxBytesPerCall < 0 {
+		return keys.Stem{}, fmt.Errorf("%w: MaxBytesPerCall is %d, want >= 0", ErrConfig, cfg.MaxBytesPerCall)
+	}
+	return stem, nil
+}
+
+// Driver returns the driver the backend hands its calls to, as
+// database/sql's DB.Driver does: for the driver's own figures
+// (telemetry), not for calls of one's own into it.
+func (b *Backend) Driver() contract.Driver { return b.drv }
+
+// FromBlob is the Config a store file's [blob] section asks for: its key
+// prefix (the default when it leaves it out) and its caps. The other
+// fields are left for the caller to set.
+func FromBlob(b storeconfig.Blob) Config {
+	return Config{KeyPrefix: b.WithDefaults().KeyPrefix, MaxRowsPerCall: b.RowsPerCall, MaxBytesPerCall: b.BytesPerCall}
+}
 
 // New builds a backend over r. The backend owns r from now on: it
 // unregisters its regions and releases its hold after Shutdown, once
@@ -88,15 +124,9 @@ func New(r *Regions, cfg Config) (*Backend, error) {
 	if r == nil {
 		return nil, fmt.Errorf("%w: no regions", ErrConfig)
 	}
-	stem, err := keys.NewStem(cfg.KeyPrefix)
+	stem, err := cfg.check()
 	if err != nil {
-		return nil, fmt.Errorf("%w: KeyPrefix: %w", ErrConfig, err)
-	}
-	if cfg.MaxRowsPerCall < 0 {
-		return nil, fmt.Errorf("%w: MaxRowsPerCall is %d, want >= 0", ErrConfig, cfg.MaxRowsPerCall)
-	}
-	if cfg.MaxBytesPerCall < 0 {
-		return nil, fmt.Errorf("%w: MaxBytesPerCall is %d, want >= 0", ErrConfig, cfg.MaxBytesPerCall)
+		return nil, err
 	}
 	r.mu.Lock()
 	switch {

@@ -26,7 +26,7 @@ func TestNewRefusesABadConfig(t *testing.T) {
 	r, err := Bind(d, []contract.SlotRegion{fakeRegion(0, contract.Host)}, &countingHold{})
 	require.NoError(t, err)
 	for name, cfg := range map[string]Config{
-		"empty prefix":           {},
+		"a prefix keys refuses":  {KeyPrefix: "a b"},
 		"negative rows per call": {KeyPrefix: "p", MaxRowsPerCall: -1},
 		"negative bytes":         {KeyPrefix: "p", MaxBytesPerCall: -1},
 	} {

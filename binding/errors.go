@@ -107,6 +107,7 @@ type LiveRegistrationError struct {
 	Held    []string
 	Err     error
 	regions *Regions
+	then    func() error // after a successful Unbind: Open closes its driver
 }
 
 // Error names what is held and the driver's answer.
@@ -118,5 +119,16 @@ func (e *LiveRegistrationError) Error() string {
 func (e *LiveRegistrationError) Unwrap() []error { return []error{ErrRegistrationMayBeLive, e.Err} }
 
 // Unbind revokes what is held and then releases the hold; see
-// [Regions.Unbind].
-func (e *LiveRegistrationError) Unbind(ctx context.Context) error { return e.regions.Unbind(ctx) }
+// [Regions.Unbind]. For an error of [Open], it then closes the driver.
+func (e *LiveRegistrationError) Unbind(ctx context.Context) error {
+	if err := e.regions.Unbind(ctx); err != nil {
+		return err
+	}
+	if then := e.then; then != nil {
+		if err := then(); err != nil {
+			return err
+		}
+		e.then = nil
+	}
+	return nil
+}

@@ -7,6 +7,7 @@ require (
 	github.com/kvshare/kvshare/keys v0.3.0
 	github.com/kvshare/kvshare/memdrv v0.3.0
 	github.com/kvshare/kvshare/rowbatch v0.3.0
+	github.com/kvshare/kvshare/storeconfig v0.3.0
 	github.com/stretchr/testify v1.12.1
 )
 
@@ -19,3 +20,5 @@ replace github.com/kvshare/kvshare/keys => ../keys
 replace github.com/kvshare/kvshare/rowbatch => ../rowbatch
 
 replace github.com/kvshare/kvshare/memdrv => ../memdrv
+
+replace github.com/kvshare/kvshare/storeconfig => ../storeconfig

@@ -206,6 +206,11 @@ func (b *Backend) faultCallLocked(c *call, err error) {
 	c.resultsDone = true
 	c.a.pending--
 	b.countLocked(c.a, contract.Fault, int64(len(c.batch.Rows)))
+	if !c.a.known {
+		for i := range c.batch.Rows {
+			c.a.statuses[c.first+i] = contract.Fault
+		}
+	}
 	c.a.noteFaultLocked(c.first, err)
 }
 

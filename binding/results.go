@@ -121,6 +121,9 @@ func (b *Backend) recordLocked(c *call, rows []contract.RowStatus) []*call {
 	faulted := -1
 	for i, s := range rows {
 		b.countLocked(a, s, 1)
+		if !a.known {
+			a.statuses[c.first+i] = s
+		}
 		switch s {
 		case contract.Ready:
 			if !a.known {

@@ -44,11 +44,17 @@ type Backend interface {
 // outcome, and may never come (when a driver cannot prove its access
 // ended, the memory is kept for good).
 //
-// All methods are safe for concurrent use and never block.
+// All methods are safe for concurrent use; only Wait blocks.
 type Attempt interface {
 	// Outcome returns the outcome and true once it is known; until then
 	// the zero Outcome and false.
 	Outcome() (Outcome, bool)
+	// Known returns a channel closed once the outcome is known.
+	Known() <-chan struct{}
+	// Wait waits within ctx for the outcome and returns it, or the zero
+	// Outcome and ctx's error if ctx ends first. It does not wait for
+	// quiescence: the slots may be reused only once Done is closed.
+	Wait(ctx context.Context) (Outcome, error)
 	// Quiesced reports whether no driver can touch the attempt's slots
 	// any more. Once true it stays true; it is never true before the
 	// outcome is known.

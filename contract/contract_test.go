@@ -102,7 +102,7 @@ func TestRowStatus(t *testing.T) {
 		contract.NotReady: "not-ready", contract.Declined: "declined",
 		contract.Fault: "fault", contract.Cancelled: "cancelled",
 	}
-	if len(want) != contract.RowStatusCount {
+	if len(want) != int(contract.RowStatusCount) {
 		t.Fatalf("RowStatusCount = %d, want %d", contract.RowStatusCount, len(want))
 	}
 	for s, name := range want {

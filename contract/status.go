@@ -33,8 +33,9 @@ const (
 	Cancelled
 
 	// RowStatusCount is the number of statuses, for arrays indexed by
-	// status.
-	RowStatusCount = int(Cancelled) + 1
+	// status and for loops over them:
+	// for s := Ready; s < RowStatusCount; s++.
+	RowStatusCount RowStatus = Cancelled + 1
 )
 
 var rowStatusNames = [...]string{"pending", "ready", "miss", "not-ready", "declined", "fault", "cancelled"}

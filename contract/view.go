@@ -31,6 +31,31 @@ func (v View) Rows() int {
 	return n
 }
 
+// ResumeBound returns how many leading rows of every group arrived, for a
+// view laid out as one group per layer with the same blocks in each: the
+// minimum over the groups of each group's delivered prefix (the rows of
+// o are in view order). A block is usable only when every layer of it
+// arrived, so a gap in any one layer bounds them all, where
+// [Outcome.Prefix] would count the first layer whole. A view without
+// groups has bound 0; rows o does not cover count as undelivered.
+func (v View) ResumeBound(o Outcome) int {
+	if len(v.Groups) == 0 {
+		return 0
+	}
+	bound, base := -1, 0
+	for _, g := range v.Groups {
+		n := 0
+		for n < len(g.Slots) && base+n < len(o.Delivered) && o.Delivered[base+n] {
+			n++
+		}
+		if bound < 0 || n < bound {
+			bound = n
+		}
+		base += len(g.Slots)
+	}
+	return bound
+}
+
 // Hint is an opaque value a fetch passes to every get of a driver that
 // declares [Capabilities.Hints]. A nil Hint is "no hint".
 type Hint any

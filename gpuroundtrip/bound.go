@@ -27,14 +27,11 @@ func LayerPrefixes(v contract.View, o contract.Outcome) ([]int, error) {
 	return prefixes, nil
 }
 
-// ResumeBound returns the number of leading blocks that arrived in every
-// layer: the minimum of the layers' prefixes (0 for no layer). A request
-// can resume at this block and no later: a block is only usable when
-// every layer has it, and a KV prefix only as long as its first gap.
+// ResumeBound returns the minimum of the layers' prefixes (0 for no
+// layer): the number of leading blocks that arrived in every layer.
 //
-// It is not contract.Outcome.Prefix over the whole view: that counts
-// across layers, so a fully delivered first layer would count all its
-// blocks however little the later layers brought.
+// Deprecated: use contract.View.ResumeBound, which takes the view and its
+// outcome.
 func ResumeBound(prefixes []int) int {
 	if len(prefixes) == 0 {
 		return 0

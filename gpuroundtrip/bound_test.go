@@ -77,3 +77,14 @@ func TestLayerPrefixesRefusesAnotherViewsOutcome(t *testing.T) {
 		})
 	}
 }
+
+// The bound a transfer reports is the contract's, which LayerPrefixes'
+// minimum agrees with.
+func TestResumeBoundIsTheContracts(t *testing.T) {
+	v := contract.View{Groups: []contract.Group{{Slots: make([]int32, 3)}, {Slots: make([]int32, 3)}}}
+	o := contract.Outcome{Delivered: []bool{true, true, true, true, false, true}}
+	prefixes, err := LayerPrefixes(v, o)
+	require.NoError(t, err)
+	assert.Equal(t, v.ResumeBound(o), ResumeBound(prefixes))
+	assert.Equal(t, 1, v.ResumeBound(o))
+}

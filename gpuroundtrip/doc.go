@@ -23,7 +23,7 @@
 //
 // It promises:
 //
-//   - The resume bound ([ResumeBound] over [LayerPrefixes]) is the number
+//   - The resume bound ([contract.View.ResumeBound]) is the number
 //     of leading blocks that arrived in every layer, never the outcome's
 //     Prefix over the whole view; a fetch copies to the device only the
 //     blocks below it.

@@ -19,6 +19,7 @@ require (
 	github.com/kvshare/kvshare/mooncakesdk v0.3.0 // indirect
 	github.com/kvshare/kvshare/rowbatch v0.3.0 // indirect
 	github.com/kvshare/kvshare/scheduler v0.3.0 // indirect
+	github.com/kvshare/kvshare/storeconfig v0.3.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 )
 
@@ -35,3 +36,5 @@ replace (
 	github.com/kvshare/kvshare/rowbatch => ../rowbatch
 	github.com/kvshare/kvshare/scheduler => ../scheduler
 )
+
+replace github.com/kvshare/kvshare/storeconfig => ../storeconfig

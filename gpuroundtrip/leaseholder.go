@@ -14,7 +14,7 @@ type Transfer struct {
 	// layer, and the fault that stopped it, if any.
 	Outcome contract.Outcome
 	// Prefixes holds each layer's delivered prefix, in blocks; Bound is
-	// their minimum, the request's resume bound ([ResumeBound]).
+	// their minimum, the request's resume bound (contract.View.ResumeBound).
 	Prefixes []int
 	Bound    int
 	// Delivered counts the blocks delivered, in any layer and place.
@@ -135,7 +135,7 @@ func (t *Transfer) mark(v contract.View, a contract.Attempt) error {
 	if err != nil {
 		return err
 	}
-	t.Outcome, t.Prefixes, t.Bound = o, prefixes, ResumeBound(prefixes)
+	t.Outcome, t.Prefixes, t.Bound = o, prefixes, v.ResumeBound(o)
 	for _, d := range o.Delivered {
 		if d {
 			t.Delivered++

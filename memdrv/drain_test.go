@@ -130,11 +130,13 @@ func TestCloseRules(t *testing.T) {
 		err := f.d.Close()
 		require.ErrorIs(t, err, contract.ErrDriverRejected)
 		assert.Contains(t, err.Error(), "no Drain has returned true")
+		assert.Contains(t, err.Error(), "Backend.Close", "a driver closed before its backend says what to do first")
 
 		require.True(t, f.d.Drain(context.Background()))
 		err = f.d.Close()
 		require.ErrorIs(t, err, contract.ErrDriverRejected)
 		assert.Contains(t, err.Error(), "1 registrations not revoked")
+		assert.Contains(t, err.Error(), "Backend.Close")
 
 		require.NoError(t, f.d.Unregister(f.reg))
 		require.True(t, f.d.Drain(context.Background()), "Drain answers anew")

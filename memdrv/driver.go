@@ -242,6 +242,9 @@ func (d *Driver) liveLocked() []contract.SlotRegion {
 	return slices.Clone(d.live)
 }
 
+// closeFirst says what an owner closing the driver too early must do.
+const closeFirst = "close the backend over this driver first: binding's Backend.Close, or Shutdown until it answers no labels"
+
 // Close releases the driver. It is allowed only after a Drain that
 // returned true, with every registration revoked; otherwise it fails
 // with an error wrapping [contract.ErrDriverRejected] and changes
@@ -253,9 +256,9 @@ func (d *Driver) Close() error {
 	case d.closed:
 		return nil
 	case !d.drained:
-		return fmt.Errorf("%w: memdrv: close: no Drain has returned true", contract.ErrDriverRejected)
+		return fmt.Errorf("%w: memdrv: close: no Drain has returned true (%s)", contract.ErrDriverRejected, closeFirst)
 	case len(d.regions) > 0:
-		return fmt.Errorf("%w: memdrv: close: %d registrations not revoked", contract.ErrDriverRejected, len(d.regions))
+		return fmt.Errorf("%w: memdrv: close: %d registrations not revoked (%s)", contract.ErrDriverRejected, len(d.regions), closeFirst)
 	}
 	d.closed = true
 	return nil

@@ -1,8 +1,10 @@
 package mooncakesdk
 
 import (
-	"os"
 	"strings"
+
+	"github.com/kvshare/kvshare/storeconfig"
+	"github.com/kvshare/kvshare/storeconfig/tomlfile"
 )
 
 // The defaults a store config gets for keys it leaves out.
@@ -25,17 +27,10 @@ type StoreConfig struct {
 }
 
 // BlobConfig is the [blob] section: settings of the blob backend that
-// stand above any particular store.
-type BlobConfig struct {
-	// KeyPrefix (key_prefix) starts every store key the backend builds.
-	KeyPrefix string
-	// RowsPerCall (rows_per_call) caps the rows of one driver call; 0
-	// means no cap of the backend's own.
-	RowsPerCall int
-	// BytesPerCall (bytes_per_call) caps the bytes of one driver call; 0
-	// means no cap of the backend's own.
-	BytesPerCall int64
-}
+// stand above any particular store, shared by every store's file
+// (package storeconfig). Hand it to binding.FromBlob for the backend's
+// Config.
+type BlobConfig = storeconfig.Blob
 
 // MooncakeConfig is the [mooncake] section: where the library is, how the
 // client is set up, and how the driver cuts its work.
@@ -83,35 +78,20 @@ type MooncakeConfig struct {
 // are joined (errors.As finds the first). Keys left out get their
 // defaults.
 func LoadStoreConfig(path string) (StoreConfig, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return StoreConfig{}, &ConfigError{File: path, Reason: "cannot read the file", Err: err}
-	}
-	return ParseStoreConfig(path, data)
+	return decodeStoreConfig(path, tomlfile.Read(path, sections))
 }
 
 // ParseStoreConfig parses and checks a store config held in memory; file
 // names it in errors and in the result's File. It refuses what
 // [LoadStoreConfig] refuses.
 func ParseStoreConfig(file string, data []byte) (StoreConfig, error) {
-	cfg, findings, refused := decodeStoreConfig(file, data)
-	if refused != nil { // the file parsed: check the values decoded
-		for _, f := range cfg.check() {
-			if !refused[f.Section] && !refused[f.Section+"."+f.Key] {
-				findings = append(findings, f)
-			}
-		}
-	}
-	if err := joinFindings(findings); err != nil {
-		return StoreConfig{}, err
-	}
-	return cfg, nil
+	return decodeStoreConfig(file, tomlfile.Parse(file, data, sections))
 }
 
 // Validate checks a config's values: the ranges, the master address, the
 // protocol and the hashes that [ParseStoreConfig] checks.
 func (c StoreConfig) Validate() error {
-	return joinFindings(c.check())
+	return append(c.Blob.Check(c.File), c.check()...).Err()
 }
 
 // DeviceName is the device list as the library takes it: the names

@@ -1,29 +1,29 @@
 package mooncakesdk
 
 import (
-	"fmt"
 	"net"
 	"strconv"
 	"strings"
+
+	"github.com/kvshare/kvshare/storeconfig"
 )
 
 // The ranges a store config's numbers must lie in.
 const (
 	MaxWorkers      = 1024
-	MaxRowsPerCall  = 1 << 16
-	MaxBytesPerCall = 1 << 40
+	MaxRowsPerCall  = storeconfig.MaxRowsPerCall
+	MaxBytesPerCall = storeconfig.MaxBytesPerCall
 )
 
-// check returns a refusal for every value out of its range.
-func (c StoreConfig) check() []*ConfigError {
-	var findings []*ConfigError
+// check returns a refusal for every value of the [mooncake] section out
+// of its range (the [blob] section checks its own: storeconfig).
+func (c StoreConfig) check() storeconfig.Findings {
+	var findings storeconfig.Findings
 	refuse := func(section, key, format string, args ...any) {
-		findings = append(findings, &ConfigError{File: c.File, Section: section, Key: key, Reason: fmt.Sprintf(format, args...)})
+		findings.Addf(c.File, section, key, format, args...)
 	}
 	inRange := func(section, key string, v, lo, hi int64) {
-		if v < lo || v > hi {
-			refuse(section, key, "must be between %d and %d, got %d", lo, hi, v)
-		}
+		findings.InRange(c.File, section, key, v, lo, hi)
 	}
 	noNUL := func(section, key, v string) bool {
 		if strings.IndexByte(v, 0) >= 0 {
@@ -39,11 +39,6 @@ func (c StoreConfig) check() []*ConfigError {
 		}
 		return noNUL(section, key, v)
 	}
-
-	b := c.Blob
-	noNUL("blob", "key_prefix", b.KeyPrefix)
-	inRange("blob", "rows_per_call", int64(b.RowsPerCall), 0, MaxRowsPerCall)
-	inRange("blob", "bytes_per_call", b.BytesPerCall, 0, MaxBytesPerCall)
 
 	m := c.Mooncake
 	noNUL("mooncake", "library", m.Library)

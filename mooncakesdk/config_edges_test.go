@@ -74,6 +74,6 @@ func TestConfigErrorShowsWhereItIs(t *testing.T) {
 		{1, 7, "store config a.toml:1:7: [mooncake] workers: bad"},
 	} {
 		e := &ConfigError{File: "a.toml", Line: tc.line, Column: tc.col, Section: "mooncake", Key: "workers", Reason: "bad"}
-		assert.Equal(t, "mooncakesdk: "+tc.want, e.Error())
+		assert.Equal(t, tc.want, e.Error())
 	}
 }

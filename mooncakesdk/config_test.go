@@ -25,7 +25,7 @@ func TestLoadStoreConfigReadsTheExample(t *testing.T) {
 	require.NoError(t, err)
 
 	assert.Equal(t, filepath.Join("testdata", "store.toml"), cfg.File)
-	assert.Equal(t, BlobConfig{KeyPrefix: "kv/llama-3-8b/"}, cfg.Blob)
+	assert.Equal(t, BlobConfig{KeyPrefix: "kv/llama-3-8b"}, cfg.Blob)
 	assert.Equal(t, MooncakeConfig{
 		Library:           "/opt/mooncake/lib/libmooncake_store.so",
 		SDKSHA256:         []string{"9f2c4a8e1b7d3f6a0c5e8b2d4f7a1c3e6b9d0f2a4c7e1b3d5f8a0c2e4b6d8f1a"},
@@ -60,7 +60,7 @@ func TestParseStoreConfigDefaults(t *testing.T) {
 func TestParseStoreConfigTakesEveryKey(t *testing.T) {
 	cfg, err := ParseStoreConfig("all.toml", []byte(`
 [blob]
-key_prefix = "p/"
+key_prefix = "p"
 rows_per_call = 64
 bytes_per_call = 1048576
 [mooncake]
@@ -78,7 +78,7 @@ rows_per_call = 32
 bytes_per_call = 8388608
 `))
 	require.NoError(t, err)
-	assert.Equal(t, BlobConfig{KeyPrefix: "p/", RowsPerCall: 64, BytesPerCall: 1 << 20}, cfg.Blob)
+	assert.Equal(t, BlobConfig{KeyPrefix: "p", RowsPerCall: 64, BytesPerCall: 1 << 20}, cfg.Blob)
 	assert.Equal(t, MooncakeConfig{
 		Library:           "/lib/libmooncake_store.so",
 		SDKSHA256:         []string{strings.Repeat("ab", 32)},
@@ -136,11 +136,11 @@ func TestParseStoreConfigRefuses(t *testing.T) {
 		{"rows per call zero", goodMooncake + "rows_per_call = 0\n", "mooncake", "rows_per_call", "between 1 and 65536"},
 		{"bytes per call too big", goodMooncake + "bytes_per_call = 2199023255552\n", "mooncake", "bytes_per_call", "between 1 and 1099511627776"},
 		{"negative segment", goodMooncake + "global_segment_size = -1\n", "mooncake", "global_segment_size", "must not be negative"},
-		{"negative blob rows", "[blob]\nrows_per_call = -5\n" + goodMooncake, "blob", "rows_per_call", "must not be negative"},
+		{"negative blob rows", "[blob]\nrows_per_call = -5\n" + goodMooncake, "blob", "rows_per_call", "must be between 0 and 65536, got -5"},
 		{"blob bytes too big", "[blob]\nbytes_per_call = 2199023255552\n" + goodMooncake, "blob", "bytes_per_call", "between 0 and"},
 		{"hash not hex", goodMooncake + "sdk_sha256 = [\"xyz\"]\n", "mooncake", "sdk_sha256", "not a SHA-256"},
 		{"device with a comma", goodMooncake + "devices = [\"mlx5_0,mlx5_1\"]\n", "mooncake", "devices", "not a device name"},
-		{"NUL in key prefix", "[blob]\nkey_prefix = \"a\\u0000b\"\n" + goodMooncake, "blob", "key_prefix", "NUL"},
+		{"NUL in key prefix", "[blob]\nkey_prefix = \"a\\u0000b\"\n" + goodMooncake, "blob", "key_prefix", "not a usable key prefix"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseStoreConfig("bad.toml", []byte(tc.toml))

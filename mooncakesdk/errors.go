@@ -3,6 +3,8 @@ package mooncakesdk
 import (
 	"errors"
 	"fmt"
+
+	"github.com/kvshare/kvshare/storeconfig"
 )
 
 // The errors of this package. Each is wrapped with a reason naming what
@@ -11,7 +13,8 @@ import (
 var (
 	// ErrConfig: a store config was refused. The error is a
 	// [*ConfigError] (or several joined) naming the file, section and key.
-	ErrConfig = errors.New("mooncakesdk: store config refused")
+	// It is storeconfig.ErrConfig, which every store's refusals match.
+	ErrConfig = storeconfig.ErrConfig
 	// ErrEnvironment: an environment variable asks the library for a mode
 	// that breaks the driver's proofs. The error names the variable.
 	ErrEnvironment = errors.New("mooncakesdk: environment refused")

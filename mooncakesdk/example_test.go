@@ -20,7 +20,7 @@ func ExampleLoadStoreConfig() {
 	fmt.Println("parts:", m.Workers, "workers,", m.RowsPerCall, "rows,", m.BytesPerCall>>20, "MiB")
 	fmt.Println("pinned hashes:", len(m.SDKSHA256))
 	// Output:
-	// key prefix: kv/llama-3-8b/
+	// key prefix: kv/llama-3-8b
 	// master: 127.0.0.1:50051 over tcp
 	// parts: 4 workers, 256 rows, 128 MiB
 	// pinned hashes: 1
@@ -41,8 +41,8 @@ bytes_per_call = 1.28e+8
 	fmt.Println(err)
 	// Output:
 	// first refusal: mooncake master
-	// mooncakesdk: store config store.toml: [mooncake] master: an HA master list is not supported: give one host:port
-	// mooncakesdk: store config store.toml: [mooncake] bytes_per_call: wants an integer, got a float (1.28e+08)
+	// store config store.toml: [mooncake] master: an HA master list is not supported: give one host:port
+	// store config store.toml: [mooncake] bytes_per_call: wants an integer, got a float (1.28e+08)
 }
 
 func ExampleCheckEnvironment() {

@@ -8,4 +8,14 @@ require (
 	github.com/stretchr/testify v1.12.1
 )
 
-require go.yaml.in/yaml/v3 v3.0.5 // indirect
+require (
+	github.com/kvshare/kvshare/keys v0.3.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+)
+
+require github.com/kvshare/kvshare/storeconfig v0.3.0
+
+replace (
+	github.com/kvshare/kvshare/keys => ../keys
+	github.com/kvshare/kvshare/storeconfig => ../storeconfig
+)

@@ -180,7 +180,7 @@ func stubConfig(t *testing.T, lib string) StoreConfig {
 	t.Helper()
 	data := []byte(`
 [blob]
-key_prefix = "t/"
+key_prefix = "t"
 [mooncake]
 master = "` + fakeMaster(t) + `"
 metadata_server = "P2PHANDSHAKE"

@@ -82,7 +82,7 @@ type backendView struct {
 
 func newBackendView(base []attribute.KeyValue) *backendView {
 	v := &backendView{plain: observe.With(base)}
-	for s := contract.Ready; int(s) < contract.RowStatusCount; s++ {
+	for s := contract.Ready; s < contract.RowStatusCount; s++ {
 		v.put[s] = observe.With(base, observe.Direction.String(contract.PutDir.String()), observe.Status.String(s.String()))
 		v.get[s] = observe.With(base, observe.Direction.String(contract.GetDir.String()), observe.Status.String(s.String()))
 	}
@@ -94,7 +94,7 @@ func newBackendView(base []attribute.KeyValue) *backendView {
 func (i *backendInstruments) observe(o metric.Observer, v *backendView, s contract.Stats) {
 	o.ObserveInt64(i.attemptsStarted, s.Attempts, v.plain)
 	o.ObserveInt64(i.attemptsOpen, s.AttemptsOpen, v.plain)
-	for st := contract.Ready; int(st) < contract.RowStatusCount; st++ {
+	for st := contract.Ready; st < contract.RowStatusCount; st++ {
 		o.ObserveInt64(i.rows, s.PublishRows[st], v.put[st])
 		o.ObserveInt64(i.rows, s.FetchRows[st], v.get[st])
 	}

@@ -70,11 +70,11 @@ func TestObserveReportsEveryField(t *testing.T) {
 
 	assert.EqualValues(t, 101, r.value(t, "kvshare.attempt.started", lender))
 	assert.EqualValues(t, 7, r.value(t, "kvshare.attempt.open", lender))
-	for s := contract.Ready; int(s) < contract.RowStatusCount; s++ {
+	for s := contract.Ready; s < contract.RowStatusCount; s++ {
 		assert.EqualValues(t, canned.PublishRows[s], r.value(t, "kvshare.rows", lender, put, status(s)), "publish rows %v", s)
 		assert.EqualValues(t, canned.FetchRows[s], r.value(t, "kvshare.rows", lender, get, status(s)), "fetch rows %v", s)
 	}
-	assert.Len(t, r.points(t, "kvshare.rows"), 2*(contract.RowStatusCount-1), "every direction and final status, never pending")
+	assert.Len(t, r.points(t, "kvshare.rows"), 2*int(contract.RowStatusCount-1), "every direction and final status, never pending")
 	assert.EqualValues(t, 3, r.value(t, "kvshare.call.in_flight", lender))
 	assert.EqualValues(t, 2, r.value(t, "kvshare.call.unprovable", lender))
 	assert.InDelta(t, 1.5, r.value(t, "kvshare.call.oldest_age", lender), 1e-9)
@@ -129,7 +129,7 @@ func assertMatches(t *testing.T, r reading, s contract.Stats) {
 	t.Helper()
 	assert.EqualValues(t, s.Attempts, r.value(t, "kvshare.attempt.started"))
 	assert.EqualValues(t, s.AttemptsOpen, r.value(t, "kvshare.attempt.open"))
-	for st := contract.Ready; int(st) < contract.RowStatusCount; st++ {
+	for st := contract.Ready; st < contract.RowStatusCount; st++ {
 		assert.EqualValues(t, s.PublishRows[st], r.value(t, "kvshare.rows", put, status(st)), "publish rows %v", st)
 		assert.EqualValues(t, s.FetchRows[st], r.value(t, "kvshare.rows", get, status(st)), "fetch rows %v", st)
 	}

@@ -29,6 +29,7 @@ require (
 	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect
+	github.com/kvshare/kvshare/storeconfig v0.3.0 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/prometheus/otlptranslator v1.0.0 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
@@ -74,3 +75,5 @@ replace (
 )
 
 replace github.com/kvshare/kvshare/gpuroundtrip => ../gpuroundtrip
+
+replace github.com/kvshare/kvshare/storeconfig => ../storeconfig

@@ -60,7 +60,8 @@ func Check(root string, mods modules.List, list Lister) error {
 }
 
 // Allowed reports whether a package of module m may import pkg: its own
-// packages, and the modules and paths m.Imports names.
+// packages, and the modules and paths m.Imports names ("=storeconfig":
+// that sibling's root package alone, not its subpackages).
 func Allowed(m modules.Module, pkg string) bool {
 	if within(pkg, m.Path()) {
 		return true
@@ -69,11 +70,12 @@ func Allowed(m modules.Module, pkg string) bool {
 		if a == "*" {
 			return true
 		}
-		p := a
-		if !strings.Contains(a, ".") {
-			p = modules.Prefix + "/" + a
+		exact := strings.HasPrefix(a, "=")
+		p := strings.TrimPrefix(a, "=")
+		if !strings.Contains(p, ".") {
+			p = modules.Prefix + "/" + p
 		}
-		if within(pkg, p) {
+		if pkg == p || !exact && within(pkg, p) {
 			return true
 		}
 	}

@@ -26,6 +26,10 @@ func TestAllowed(t *testing.T) {
 		assert.Equal(t, want, Allowed(memdrv, pkg), pkg)
 	}
 	assert.True(t, Allowed(modules.Module{Dir: "tools", Imports: []string{"*"}}, "anything/at/all"))
+
+	binding := modules.Module{Dir: "binding", Imports: []string{"=storeconfig"}}
+	assert.True(t, Allowed(binding, "github.com/kvshare/kvshare/storeconfig"), "the root package named exactly")
+	assert.False(t, Allowed(binding, "github.com/kvshare/kvshare/storeconfig/tomlfile"), "not its subpackages")
 }
 
 func TestCheckNamesEveryBrokenRule(t *testing.T) {

@@ -31,25 +31,42 @@ func fetchFault(o contract.Outcome) string {
 
 // guide:end
 
+// guide:verdicts
+// nextStep is what an engine does about one row of an outcome, by its
+// status (Outcome.Rows, in view order).
+func nextStep(s contract.RowStatus) string {
+	switch s {
+	case contract.Ready:
+		return "use it (a publish: it is stored)"
+	case contract.Miss:
+		return "compute it: the store does not have it"
+	case contract.NotReady:
+		return "ask again soon: another writer is still storing it"
+	case contract.Declined:
+		return "back off: the store refused it (full), or this driver will not write it again"
+	case contract.Fault:
+		return "compute it, and count the fault: a fetched slot is undefined"
+	case contract.Cancelled:
+		return "compute it, or submit it again: the row never ran"
+	}
+	return "treat it as undelivered: Shutdown forced the outcome first" // Pending
+}
+
+// guide:end
+
 // A get whose transfer may still be running when the store gave up on
 // it: the outcome is known, but the attempt never quiesces, the slot
 // stays lent, Shutdown names what is held, the hold is never released
 // and the memory must never be freed.
 func Example_unprovable() {
+	ctx := context.Background()
 	store := memdrv.NewStore()
 	driver := memdrv.New(store, memdrv.Options{})
-	woke := make(chan struct{}, 1)
 	cfg := binding.Config{
 		KeyPrefix: "engine",
 		Logger:    slog.New(slog.DiscardHandler), // the backend warns here; this example keeps quiet
-		Wake: func() {
-			select {
-			case woke <- struct{}{}:
-			default:
-			}
-		},
 	}
-	l, err := lend(driver, cfg, 4, 4096)
+	l, err := lend(ctx, driver, cfg, 4, 4096)
 	if err != nil {
 		panic(err)
 	}
@@ -69,29 +86,20 @@ func Example_unprovable() {
 	if err != nil {
 		panic(err)
 	}
-	out, known := a.Outcome()
-	for !known {
-		<-woke
-		out, known = a.Outcome()
-	}
+	out, _ := a.Wait(ctx) // the outcome comes; quiescence never will
 	fmt.Println("fault:", fetchFault(out))
-	fmt.Println("quiesced:", a.Quiesced())
+	fmt.Println("row:", out.Rows[0], "quiesced:", a.Quiesced())
 	s := l.backend.Stats()
 	fmt.Println("calls unprovable:", s.CallsUnprovable, "rows lent:", s.RowsLent, "bytes lent:", s.BytesLent)
 
-	fmt.Println("close:", l.close(context.Background()))
-	select {
-	case <-l.hold.released:
-		fmt.Println("hold released")
-	default:
-		fmt.Println("hold kept")
-	}
+	err = l.close(ctx) // answers at once: nothing can change
+	var held *binding.HeldError
+	fmt.Println("held for good:", errors.Is(err, binding.ErrHeldForGood), errors.As(err, &held) && len(held.Held) == 2, held.Held)
 	fmt.Println("free refused:", errors.Is(l.mem.Free(), memdrv.ErrMemoryLent))
 	// Output:
 	// fault: a row faulted (its slot is undefined): recompute from the resume bound, and count it
-	// quiesced: false
+	// row: fault quiesced: false
 	// calls unprovable: 1 rows lent: 1 bytes lent: 4096
-	// close: still held, memory kept: [attempt 2 (fetch) region 0]
-	// hold kept
+	// held for good: true true [attempt 2 (fetch) region 0]
 	// free refused: true
 }

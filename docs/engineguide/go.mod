@@ -41,6 +41,7 @@ require (
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/kvshare/kvshare/scheduler v0.3.0 // indirect
+	github.com/kvshare/kvshare/storeconfig v0.3.0 // indirect
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
 	go.opentelemetry.io/otel/log v1.47.0 // indirect
 	go.opentelemetry.io/otel/sdk v1.47.0 // indirect
@@ -55,3 +56,5 @@ require (
 	github.com/kvshare/kvshare/rowbatch v0.3.0 // indirect
 	github.com/kvshare/kvshare/telemetry v0.3.0
 )
+
+replace github.com/kvshare/kvshare/storeconfig => ../../storeconfig

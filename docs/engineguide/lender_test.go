@@ -42,53 +42,40 @@ func (h *stagingHold) Release() { close(h.released) }
 // lender is one engine's staging memory, lent to kvshare.
 type lender struct {
 	mem     *memdrv.Memory // host memory outside the Go heap (an anonymous mmap)
-	hold    *stagingHold
-	driver  contract.Driver // opened by the caller, closed by the caller, last
 	backend *binding.Backend
 }
 
-// lend maps staging memory (slots slots of slotBytes each) and lends it,
-// under a hold, to a backend over driver.
-func lend(driver contract.Driver, cfg binding.Config, slots int, slotBytes int64) (*lender, error) {
+// lend maps staging memory (slots slots of slotBytes each) and lends it
+// to a backend over driver, which the backend then owns. On an error the
+// memory is freed if the hold came back, and kept if a registration may
+// be live.
+func lend(ctx context.Context, driver contract.Driver, cfg binding.Config, slots int, slotBytes int64) (*lender, error) {
 	mem, err := memdrv.Alloc(slotBytes, slots, contract.Host)
 	if err != nil {
 		return nil, err
 	}
 	hold := &stagingHold{released: make(chan struct{})}
-	regions, err := binding.Bind(driver, []contract.SlotRegion{mem.Region}, hold)
-	if errors.Is(err, contract.ErrConstructionRejected) {
-		// Nothing was left registered and the hold is released.
-		return nil, errors.Join(err, mem.Free())
-	}
+	backend, err := binding.Open(ctx, binding.Loan{Regions: []contract.SlotRegion{mem.Region}, Hold: hold}, driver, cfg)
 	if err != nil {
-		// A registration may be live (*binding.LiveRegistrationError):
-		// the hold is kept, and so is the memory.
-		return nil, err
-	}
-	backend, err := binding.New(regions, cfg)
-	if err != nil {
-		// A bad config (binding.ErrConfig): the regions are still ours.
-		if uerr := regions.Unbind(context.Background()); uerr != nil {
-			return nil, errors.Join(err, uerr) // still held: keep the memory
+		select {
+		case <-hold.released: // nothing stays lent
+			return nil, errors.Join(err, mem.Free())
+		default: // *binding.LiveRegistrationError: keep the memory
+			return nil, err
 		}
-		return nil, errors.Join(err, mem.Free())
 	}
-	return &lender{mem: mem, hold: hold, driver: driver, backend: backend}, nil
+	return &lender{mem: mem, backend: backend}, nil
 }
 
 // guide:end
 
 // guide:close
-// close gives everything back in the owner's order: Shutdown answers no
-// labels (the binding has drained the driver, unregistered the region
-// and released the hold), then the driver is closed, last, and only then
-// is the memory freed. Whatever is still held is kept, never freed.
+// close gives everything back (Backend.Close runs the owner's order and
+// closes the driver), then frees the memory. What is still held is kept,
+// never freed; the error says what and why.
 func (l *lender) close(ctx context.Context) error {
-	if held := l.backend.Shutdown(ctx); len(held) > 0 {
-		return fmt.Errorf("still held, memory kept: %v", held)
-	}
-	if err := l.driver.Close(); err != nil {
-		return err
+	if err := l.backend.Close(ctx); err != nil {
+		return err // errors.Is: context.DeadlineExceeded, or binding.ErrHeldForGood
 	}
 	return l.mem.Free()
 }
@@ -97,7 +84,7 @@ func (l *lender) close(ctx context.Context) error {
 
 // A region built from memory the engine mapped itself is valid geometry,
 // and a region of device memory is not served by a driver that cannot
-// reach it.
+// reach it: Open refuses, and the hold comes back.
 func Example_regions() {
 	mem, err := memdrv.Alloc(4096, 8, contract.Host)
 	if err != nil {
@@ -111,7 +98,7 @@ func Example_regions() {
 	device.Kind = contract.Device
 	driver := memdrv.New(memdrv.NewStore(), memdrv.Options{}) // no DeviceMemory
 	hold := &stagingHold{released: make(chan struct{})}
-	_, err = binding.Bind(driver, []contract.SlotRegion{device}, hold)
+	_, err = binding.Open(context.Background(), binding.Loan{Regions: []contract.SlotRegion{device}, Hold: hold}, driver, binding.Config{})
 	fmt.Println("construction rejected:", errors.Is(err, contract.ErrConstructionRejected))
 	<-hold.released
 	fmt.Println("hold released by the binding")

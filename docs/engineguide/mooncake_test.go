@@ -1,7 +1,6 @@
 package engineguide_test
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -21,26 +20,15 @@ import (
 // guide:mooncake
 // lendToMooncake opens a driver over a new client of the Mooncake pool
 // that storeTOML describes, and lends staging memory to a backend over
-// it, with the file's [blob] settings.
+// it with the file's [blob] settings (a file without key_prefix gets the
+// default, "kvshare"). An engine with a config system of its own builds
+// a mooncakesdk.StoreConfig there and calls mooncakedrv.OpenConfig.
 func lendToMooncake(ctx context.Context, storeTOML string, slots int, slotBytes int64) (*lender, error) {
 	driver, blob, err := mooncakedrv.Open(ctx, storeTOML, slog.Default())
 	if err != nil {
 		return nil, err // names the file, section and key; the variable; the library; or the master
 	}
-	l, err := lend(driver, binding.Config{
-		KeyPrefix:       cmp.Or(blob.KeyPrefix, "engine"),
-		MaxRowsPerCall:  blob.RowsPerCall,
-		MaxBytesPerCall: blob.BytesPerCall,
-	}, slots, slotBytes)
-	if err != nil {
-		// Close destroys the client; it refuses while a region may still
-		// be registered, and then the client is kept too.
-		if driver.Drain(ctx) {
-			_ = driver.Close()
-		}
-		return nil, err
-	}
-	return l, nil
+	return lend(ctx, driver, binding.FromBlob(blob), slots, slotBytes) // the backend owns the driver
 }
 
 // guide:end
@@ -78,7 +66,7 @@ func Example_mooncakeDriver() {
 		if err != nil {
 			panic(err)
 		}
-		l, err := lend(driver, binding.Config{KeyPrefix: "engine", Logger: quiet}, 8, 4096)
+		l, err := lend(context.Background(), driver, binding.Config{KeyPrefix: "engine", Logger: quiet}, 8, 4096)
 		if err != nil {
 			panic(err)
 		}
@@ -97,7 +85,7 @@ func Example_mooncakeDriver() {
 	}
 	<-a.Done()
 	out, _ := a.Outcome()
-	fmt.Println("resume at block", resumeBound(view, out))
+	fmt.Println("resume at block", view.ResumeBound(out))
 	fmt.Println(publisher.close(context.Background()), fetcher.close(context.Background()))
 	fmt.Println("clients destroyed:", pool.Calls().Destroy)
 	// Output:

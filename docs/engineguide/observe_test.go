@@ -31,7 +31,7 @@ func observe(provider metric.MeterProvider, name string, l *lender) ([]metric.Re
 		return nil, err
 	}
 	regs := []metric.Registration{reg}
-	if d, ok := l.driver.(*mooncakedrv.Driver); ok {
+	if d, ok := l.backend.Driver().(*mooncakedrv.Driver); ok {
 		reg, err := mooncake.Observe(provider, d, lenderAttr)
 		if err != nil {
 			return regs, err
@@ -46,7 +46,7 @@ func observe(provider metric.MeterProvider, name string, l *lender) ([]metric.Re
 // The figures of a lender, collected by the OpenTelemetry SDK's manual
 // reader (a server would use its Prometheus or OTLP exporter instead).
 func Example_metrics() {
-	l, err := lend(memdrv.New(memdrv.NewStore(), memdrv.Options{}), binding.Config{KeyPrefix: "engine"}, 8, 4096)
+	l, err := lend(context.Background(), memdrv.New(memdrv.NewStore(), memdrv.Options{}), binding.Config{KeyPrefix: "engine"}, 8, 4096)
 	if err != nil {
 		panic(err)
 	}
@@ -119,7 +119,7 @@ func Example_slowCall() {
 		SlowCall:  50 * time.Millisecond,          // 0: binding.DefaultSlowCall (60 s); < 0: off
 	}
 	// guide:end
-	l, err := lend(driver, cfg, 4, 4096)
+	l, err := lend(context.Background(), driver, cfg, 4, 4096)
 	if err != nil {
 		panic(err)
 	}

@@ -31,7 +31,7 @@ func publish(b *binding.Backend, v contract.View) (contract.Attempt, error) {
 
 // What the backend refuses, before anything reaches the store.
 func Example_refused() {
-	l, err := lend(memdrv.New(memdrv.NewStore(), memdrv.Options{}), binding.Config{KeyPrefix: "engine"}, 4, 4096)
+	l, err := lend(context.Background(), memdrv.New(memdrv.NewStore(), memdrv.Options{}), binding.Config{KeyPrefix: "engine"}, 4, 4096)
 	if err != nil {
 		panic(err)
 	}
@@ -83,7 +83,7 @@ func spareSlots(b *binding.Backend, region, stuck int) int {
 // driver call.
 func Example_callLimit() {
 	cfg := binding.Config{KeyPrefix: "engine", MaxRowsPerCall: 8}
-	l, err := lend(memdrv.New(memdrv.NewStore(), memdrv.Options{}), cfg, 64, 4096)
+	l, err := lend(context.Background(), memdrv.New(memdrv.NewStore(), memdrv.Options{}), cfg, 64, 4096)
 	if err != nil {
 		panic(err)
 	}
@@ -113,7 +113,7 @@ func Example_wake() {
 		},
 	}
 	// guide:end
-	l, err := lend(memdrv.New(memdrv.NewStore(), memdrv.Options{}), cfg, 4, 4096)
+	l, err := lend(context.Background(), memdrv.New(memdrv.NewStore(), memdrv.Options{}), cfg, 4, 4096)
 	if err != nil {
 		panic(err)
 	}

@@ -52,27 +52,3 @@ func requestView(hashes [][32]byte, layers, maxBlocks int) contract.View {
 }
 
 // guide:end
-
-// guide:resume
-// resumeBound is how many leading blocks arrived in every layer: where
-// the request resumes. A block is usable only when every layer has it,
-// and a KV prefix is only as long as its first gap, so it is the least
-// of the layers' delivered prefixes. (Outcome.Prefix counts across the
-// whole view: a complete first layer would count all its blocks however
-// little the later layers brought.)
-func resumeBound(v contract.View, o contract.Outcome) int {
-	bound, row := -1, 0
-	for _, g := range v.Groups {
-		prefix := 0
-		for prefix < len(g.Slots) && o.Delivered[row+prefix] {
-			prefix++
-		}
-		if bound < 0 || prefix < bound {
-			bound = prefix
-		}
-		row += len(g.Slots)
-	}
-	return max(bound, 0)
-}
-
-// guide:end

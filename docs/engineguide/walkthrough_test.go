@@ -15,13 +15,14 @@ import (
 // request's KV blocks, the other fetches them into its own slots.
 func Example_publishAndFetch() {
 	const layers, maxBlocks, blockTokens, slotBytes = 2, 4, 16, 4096
+	ctx := context.Background()
 	store := memdrv.NewStore()
 	cfg := binding.Config{KeyPrefix: "engine"}
-	publisher, err := lend(memdrv.New(store, memdrv.Options{}), cfg, layers*maxBlocks, slotBytes)
+	publisher, err := lend(ctx, memdrv.New(store, memdrv.Options{}), cfg, layers*maxBlocks, slotBytes)
 	if err != nil {
 		panic(err)
 	}
-	fetcher, err := lend(memdrv.New(store, memdrv.Options{}), cfg, layers*maxBlocks, slotBytes)
+	fetcher, err := lend(ctx, memdrv.New(store, memdrv.Options{}), cfg, layers*maxBlocks, slotBytes)
 	if err != nil {
 		panic(err)
 	}
@@ -43,8 +44,10 @@ func Example_publishAndFetch() {
 	if err != nil {
 		panic(err) // refused: nothing reached the store
 	}
-	<-published.Done() // quiesced: the publisher may write these slots again
-	out, _ := published.Outcome()
+	out, err := published.Wait(ctx) // the outcome; Done() says when the slots are free again
+	if err != nil {
+		panic(err)
+	}
 	fmt.Println("published rows:", out.Prefix(), "of", view.Rows(), "fault:", out.Fault)
 
 	fetched, err := fetcher.backend.Fetch(view, nil)
@@ -53,7 +56,7 @@ func Example_publishAndFetch() {
 	}
 	<-fetched.Done() // quiesced: the fetcher may read these slots
 	out, _ = fetched.Outcome()
-	bound := resumeBound(view, out)
+	bound := view.ResumeBound(out)
 	fmt.Println("fetched: resume at block", bound, "fault:", out.Fault)
 	same := true
 	for _, g := range view.Groups {
@@ -63,7 +66,7 @@ func Example_publishAndFetch() {
 	}
 	fmt.Println("bytes equal:", same)
 
-	ctx := context.Background()
+	<-published.Done()
 	fmt.Println("publisher closed:", publisher.close(ctx))
 	fmt.Println("fetcher closed:", fetcher.close(ctx))
 	// Output:
@@ -77,16 +80,18 @@ func Example_publishAndFetch() {
 // guide:end
 
 // A block missing in one layer bounds the whole request: Prefix counts
-// the first layer whole, the resume bound does not.
+// the first layer whole, the resume bound does not; and each row's
+// status says what to do about it.
 func Example_resumeBound() {
 	const layers, maxBlocks, blockTokens = 2, 4, 16
+	ctx := context.Background()
 	store := memdrv.NewStore()
 	cfg := binding.Config{KeyPrefix: "engine"}
-	publisher, err := lend(memdrv.New(store, memdrv.Options{}), cfg, layers*maxBlocks, 4096)
+	publisher, err := lend(ctx, memdrv.New(store, memdrv.Options{}), cfg, layers*maxBlocks, 4096)
 	if err != nil {
 		panic(err)
 	}
-	fetcher, err := lend(memdrv.New(store, memdrv.Options{}), cfg, layers*maxBlocks, 4096)
+	fetcher, err := lend(ctx, memdrv.New(store, memdrv.Options{}), cfg, layers*maxBlocks, 4096)
 	if err != nil {
 		panic(err)
 	}
@@ -117,15 +122,18 @@ func Example_resumeBound() {
 	<-fetched.Done()
 	out, _ := fetched.Outcome()
 	fmt.Println("delivered:", out.Delivered)
+	fmt.Println("rows:", out.Rows)
 	fmt.Println("Prefix():", out.Prefix())
-	fmt.Println("resume bound:", resumeBound(view, out))
+	fmt.Println("resume bound:", view.ResumeBound(out))
 	fmt.Println("fault:", out.Fault) // a miss is no fault
-	ctx := context.Background()
+	fmt.Println("layer 1, block 1:", nextStep(out.Rows[len(hashes)+1]))
 	fmt.Println(publisher.close(ctx), fetcher.close(ctx))
 	// Output:
 	// delivered: [true true true true false true]
+	// rows: [ready ready ready ready miss ready]
 	// Prefix(): 4
 	// resume bound: 1
 	// fault: <nil>
+	// layer 1, block 1: compute it: the store does not have it
 	// <nil> <nil>
 }

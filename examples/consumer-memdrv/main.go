@@ -31,62 +31,38 @@ func (h hold) Release() { close(h) }
 // lender is one engine's staging memory lent to a backend.
 type lender struct {
 	mem     *memdrv.Memory
-	driver  *memdrv.Driver
 	backend *binding.Backend
 }
 
-func lend(store *memdrv.Store) (*lender, error) {
+func lend(ctx context.Context, store *memdrv.Store) (*lender, error) {
 	mem, err := memdrv.Alloc(rowBytes, rows, contract.Host)
 	if err != nil {
 		return nil, err
 	}
-	driver := memdrv.New(store, memdrv.Options{})
-	regions, err := binding.Bind(driver, []contract.SlotRegion{mem.Region}, make(hold))
-	if errors.Is(err, contract.ErrConstructionRejected) {
-		return nil, errors.Join(err, mem.Free()) // nothing registered, hold released
-	}
+	loan := binding.Loan{Regions: []contract.SlotRegion{mem.Region}, Hold: make(hold)}
+	backend, err := binding.Open(ctx, loan, memdrv.New(store, memdrv.Options{}), binding.Config{KeyPrefix: "consumer"})
 	if err != nil {
-		return nil, err // a registration may be live: keep the memory
+		return nil, errors.Join(err, mem.Free()) // Free refuses memory still lent
 	}
-	backend, err := binding.New(regions, binding.Config{KeyPrefix: "consumer"})
-	if err != nil {
-		if uerr := regions.Unbind(context.Background()); uerr != nil {
-			return nil, errors.Join(err, uerr)
-		}
-		return nil, errors.Join(err, mem.Free())
-	}
-	return &lender{mem: mem, driver: driver, backend: backend}, nil
+	return &lender{mem: mem, backend: backend}, nil
 }
 
 func (l *lender) close(ctx context.Context) error {
-	if held := l.backend.Shutdown(ctx); len(held) > 0 {
-		return fmt.Errorf("still held, memory kept: %v", held)
-	}
-	if err := l.driver.Close(); err != nil {
-		return err
+	if err := l.backend.Close(ctx); err != nil {
+		return err // still held: keep the memory
 	}
 	return l.mem.Free()
-}
-
-// settle waits for an attempt's quiescence and returns its outcome.
-func settle(a contract.Attempt, err error) (contract.Outcome, error) {
-	if err != nil {
-		return contract.Outcome{}, err
-	}
-	<-a.Done()
-	out, _ := a.Outcome()
-	return out, out.Fault
 }
 
 func run() error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	store := memdrv.NewStore()
-	publisher, err := lend(store)
+	publisher, err := lend(ctx, store)
 	if err != nil {
 		return err
 	}
-	fetcher, err := lend(store)
+	fetcher, err := lend(ctx, store)
 	if err != nil {
 		return err
 	}
@@ -100,12 +76,22 @@ func run() error {
 			slot[j] = byte(i*31 + j*7)
 		}
 	}
-	if out, err := settle(publisher.backend.Publish(view, nil)); err != nil || out.Prefix() != rows {
-		return fmt.Errorf("publish: %d of %d rows, fault %v", out.Prefix(), rows, err)
-	}
-	out, err := settle(fetcher.backend.Fetch(view, nil))
-	if err != nil || out.Prefix() != rows {
-		return fmt.Errorf("fetch: %d of %d rows, fault %v", out.Prefix(), rows, err)
+	for _, step := range []struct {
+		name   string
+		submit func() (contract.Attempt, error)
+	}{
+		{"publish", func() (contract.Attempt, error) { return publisher.backend.Publish(view, nil) }},
+		{"fetch", func() (contract.Attempt, error) { return fetcher.backend.Fetch(view, nil) }},
+	} {
+		a, err := step.submit()
+		if err != nil {
+			return err
+		}
+		out, err := a.Wait(ctx)
+		if err != nil || view.ResumeBound(out) != rows {
+			return fmt.Errorf("%s: %d of %d rows (%v), fault %v, %v", step.name, view.ResumeBound(out), rows, out.Rows, out.Fault, err)
+		}
+		<-a.Done() // quiesced: the slots are the lender's again
 	}
 	for i := range rows {
 		if !bytes.Equal(publisher.mem.Slot(i), fetcher.mem.Slot(i)) {

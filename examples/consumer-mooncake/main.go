@@ -38,13 +38,12 @@ func (h *hold) Release() { close(h.released) }
 type lender struct {
 	mem     []byte
 	hold    *hold
-	driver  *mooncakedrv.Driver
 	backend *binding.Backend
 }
 
 func (l *lender) slot(i int) []byte { return l.mem[i*rowBytes : (i+1)*rowBytes] }
 
-func lend(pool *fakesdk.Store) (*lender, error) {
+func lend(ctx context.Context, pool *fakesdk.Store) (*lender, error) {
 	mem, err := syscall.Mmap(-1, 0, rows*rowBytes, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	if err != nil {
 		return nil, err
@@ -54,50 +53,35 @@ func lend(pool *fakesdk.Store) (*lender, error) {
 		return nil, errors.Join(err, syscall.Munmap(mem))
 	}
 	region := contract.SlotRegion{Base: uintptr(unsafe.Pointer(&mem[0])), SlotBytes: rowBytes, SlotCount: rows, Len: rows * rowBytes, Kind: contract.Host}
-	l := &lender{mem: mem, hold: &hold{released: make(chan struct{})}, driver: driver}
-	regions, err := binding.Bind(driver, []contract.SlotRegion{region}, l.hold)
-	if errors.Is(err, contract.ErrConstructionRejected) {
-		return nil, errors.Join(err, driver.Close(), syscall.Munmap(mem))
-	}
+	l := &lender{mem: mem, hold: &hold{released: make(chan struct{})}}
+	l.backend, err = binding.Open(ctx, binding.Loan{Regions: []contract.SlotRegion{region}, Hold: l.hold}, driver, binding.Config{KeyPrefix: "consumer"})
 	if err != nil {
-		return nil, err // a registration may be live: keep the memory and the driver
-	}
-	if l.backend, err = binding.New(regions, binding.Config{KeyPrefix: "consumer"}); err != nil {
-		return nil, errors.Join(err, regions.Unbind(context.Background()))
+		select {
+		case <-l.hold.released: // nothing stays lent
+			return nil, errors.Join(err, syscall.Munmap(mem))
+		default: // a registration may be live: keep the memory
+			return nil, err
+		}
 	}
 	return l, nil
 }
 
 func (l *lender) close(ctx context.Context) error {
-	if held := l.backend.Shutdown(ctx); len(held) > 0 {
-		return fmt.Errorf("still held, memory kept: %v", held)
-	}
-	<-l.hold.released
-	if err := l.driver.Close(); err != nil {
-		return err
+	if err := l.backend.Close(ctx); err != nil {
+		return err // still held: keep the memory
 	}
 	return syscall.Munmap(l.mem)
-}
-
-// settle waits for an attempt's quiescence and returns its outcome.
-func settle(a contract.Attempt, err error) (contract.Outcome, error) {
-	if err != nil {
-		return contract.Outcome{}, err
-	}
-	<-a.Done()
-	out, _ := a.Outcome()
-	return out, out.Fault
 }
 
 func run() error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	pool := fakesdk.New(fakesdk.Options{})
-	publisher, err := lend(pool)
+	publisher, err := lend(ctx, pool)
 	if err != nil {
 		return err
 	}
-	fetcher, err := lend(pool)
+	fetcher, err := lend(ctx, pool)
 	if err != nil {
 		return err
 	}
@@ -111,12 +95,22 @@ func run() error {
 			slot[j] = byte(i*31 + j*7)
 		}
 	}
-	if out, err := settle(publisher.backend.Publish(view, nil)); err != nil || out.Prefix() != rows {
-		return fmt.Errorf("publish: %d of %d rows, fault %v", out.Prefix(), rows, err)
-	}
-	out, err := settle(fetcher.backend.Fetch(view, nil))
-	if err != nil || out.Prefix() != rows {
-		return fmt.Errorf("fetch: %d of %d rows, fault %v", out.Prefix(), rows, err)
+	for _, step := range []struct {
+		name   string
+		submit func() (contract.Attempt, error)
+	}{
+		{"publish", func() (contract.Attempt, error) { return publisher.backend.Publish(view, nil) }},
+		{"fetch", func() (contract.Attempt, error) { return fetcher.backend.Fetch(view, nil) }},
+	} {
+		a, err := step.submit()
+		if err != nil {
+			return err
+		}
+		out, err := a.Wait(ctx)
+		if err != nil || view.ResumeBound(out) != rows {
+			return fmt.Errorf("%s: %d of %d rows (%v), fault %v, %v", step.name, view.ResumeBound(out), rows, out.Rows, out.Fault, err)
+		}
+		<-a.Done() // quiesced: the slots are the lender's again
 	}
 	for i := range rows {
 		if !bytes.Equal(publisher.slot(i), fetcher.slot(i)) {

@@ -69,7 +69,7 @@ type view struct {
 func newView(base []attribute.KeyValue) *view {
 	v := &view{plain: observe.With(base)}
 	for d, dir := range directions {
-		for s := contract.Ready; int(s) < contract.RowStatusCount; s++ {
+		for s := contract.Ready; s < contract.RowStatusCount; s++ {
 			v.rows[d][s] = observe.With(base, observe.Direction.String(dir.String()), observe.Status.String(s.String()))
 		}
 	}
@@ -80,7 +80,7 @@ func newView(base []attribute.KeyValue) *view {
 // observed, zeros included.
 func (i *instruments) observe(o metric.Observer, v *view, s mooncakedrv.Stats) {
 	for d, byStatus := range [2]*[contract.RowStatusCount]int64{&s.PutRows, &s.GetRows} {
-		for st := contract.Ready; int(st) < contract.RowStatusCount; st++ {
+		for st := contract.Ready; st < contract.RowStatusCount; st++ {
 			o.ObserveInt64(i.rows, byStatus[st], v.rows[d][st])
 		}
 	}

@@ -127,13 +127,13 @@ func TestFiguresEqualTheDriversStats(t *testing.T) {
 	assert.Equal(t, s, l.driver.Stats(), "nothing moved since the snapshot")
 
 	for d, byStatus := range map[contract.Direction][contract.RowStatusCount]int64{contract.PutDir: s.PutRows, contract.GetDir: s.GetRows} {
-		for st := contract.Ready; int(st) < contract.RowStatusCount; st++ {
+		for st := contract.Ready; st < contract.RowStatusCount; st++ {
 			assert.Equal(t, byStatus[st], r.value(t, "kvshare.mooncake.rows", row(d, st)...), "%v %v", d, st)
 		}
 	}
 	rows, monotonic := r.sum(t, "kvshare.mooncake.rows")
 	assert.True(t, monotonic)
-	assert.Len(t, rows, 2*(contract.RowStatusCount-1), "both directions, every final status")
+	assert.Len(t, rows, 2*int(contract.RowStatusCount-1), "both directions, every final status")
 	assert.EqualValues(t, 3, r.value(t, "kvshare.mooncake.rows", row(contract.PutDir, contract.Ready)...))
 	assert.EqualValues(t, 1, r.value(t, "kvshare.mooncake.rows", row(contract.PutDir, contract.Declined)...))
 	assert.EqualValues(t, 1, r.value(t, "kvshare.mooncake.rows", row(contract.GetDir, contract.Miss)...))

@@ -87,7 +87,7 @@ func TestScrapeMatchesStats(t *testing.T) {
 		l := []string{"lender", lender}
 		assert.EqualValues(t, st.Attempts, s.value(t, "kvshare_attempt_started_total", l...), lender)
 		assert.EqualValues(t, st.AttemptsOpen, s.value(t, "kvshare_attempt_open", l...), lender)
-		for status := contract.Ready; int(status) < contract.RowStatusCount; status++ {
+		for status := contract.Ready; status < contract.RowStatusCount; status++ {
 			assert.EqualValues(t, st.PublishRows[status], s.value(t, "kvshare_rows_total", append(l, "direction", "put", "status", status.String())...), "%s %v", lender, status)
 			assert.EqualValues(t, st.FetchRows[status], s.value(t, "kvshare_rows_total", append(l, "direction", "get", "status", status.String())...), "%s %v", lender, status)
 		}
@@ -101,7 +101,7 @@ func TestScrapeMatchesStats(t *testing.T) {
 	ms := mcDriver.Stats()
 	l := []string{"lender", "mooncake"}
 	for dir, rows := range map[contract.Direction][contract.RowStatusCount]int64{contract.PutDir: ms.PutRows, contract.GetDir: ms.GetRows} {
-		for status := contract.Ready; int(status) < contract.RowStatusCount; status++ {
+		for status := contract.Ready; status < contract.RowStatusCount; status++ {
 			assert.EqualValues(t, rows[status], s.value(t, "kvshare_mooncake_rows_total", append(l, "direction", dir.String(), "status", status.String())...))
 		}
 	}

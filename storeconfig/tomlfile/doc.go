@@ -1,0 +1,11 @@
+// Package tomlfile decodes kvshare store files strictly: every value is
+// taken as its TOML type or refused with the file, section and key named
+// (a float where an integer belongs, a table where a value belongs), an
+// unknown section or key is refused (naming the ones known), a key of
+// another case is not taken for a known one, and every refusal of a file
+// is reported, not only the first. The [blob] section is decoded here
+// ([File.Blob]); each store's driver decodes its own section with
+// [File.Section] and the [Section] methods. github.com/BurntSushi/toml
+// parses the TOML: writing a TOML parser by hand is not this project's
+// job.
+package tomlfile
