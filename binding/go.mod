@@ -1,6 +1,6 @@
 module github.com/kvshare/kvshare/binding
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/kvshare/kvshare/contract v0.3.0
@@ -11,7 +11,12 @@ require (
 	github.com/stretchr/testify v1.12.1
 )
 
-require go.yaml.in/yaml/v3 v3.0.5 // indirect
+require golang.org/x/sys v0.48.0 // indirect
+
+require (
+	github.com/kvshare/kvshare/hostmem v0.3.0
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+)
 
 replace github.com/kvshare/kvshare/contract => ../contract
 
@@ -22,3 +27,5 @@ replace github.com/kvshare/kvshare/rowbatch => ../rowbatch
 replace github.com/kvshare/kvshare/memdrv => ../memdrv
 
 replace github.com/kvshare/kvshare/storeconfig => ../storeconfig
+
+replace github.com/kvshare/kvshare/hostmem => ../hostmem

@@ -1,6 +1,6 @@
 module github.com/kvshare/kvshare/conformance
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/kvshare/kvshare/contract v0.3.0
@@ -9,7 +9,11 @@ require (
 	github.com/stretchr/testify v1.12.1
 )
 
-require go.yaml.in/yaml/v3 v3.0.5 // indirect
+require (
+	github.com/kvshare/kvshare/hostmem v0.3.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/sys v0.48.0 // indirect
+)
 
 replace (
 	github.com/kvshare/kvshare/contract => ../contract
@@ -17,3 +21,5 @@ replace (
 	github.com/kvshare/kvshare/memdrv => ../memdrv
 	github.com/kvshare/kvshare/rowbatch => ../rowbatch
 )
+
+replace github.com/kvshare/kvshare/hostmem => ../hostmem

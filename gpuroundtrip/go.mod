@@ -1,6 +1,6 @@
 module github.com/kvshare/kvshare/gpuroundtrip
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/NVIDIA/go-nvml v0.13.4-1
@@ -13,9 +13,12 @@ require (
 	github.com/stretchr/testify v1.12.1
 )
 
+require golang.org/x/sys v0.48.0 // indirect
+
 require (
 	github.com/BurntSushi/toml v1.6.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
+	github.com/kvshare/kvshare/hostmem v0.3.0
 	github.com/kvshare/kvshare/mooncakesdk v0.3.0 // indirect
 	github.com/kvshare/kvshare/rowbatch v0.3.0 // indirect
 	github.com/kvshare/kvshare/scheduler v0.3.0 // indirect
@@ -38,3 +41,5 @@ replace (
 )
 
 replace github.com/kvshare/kvshare/storeconfig => ../storeconfig
+
+replace github.com/kvshare/kvshare/hostmem => ../hostmem

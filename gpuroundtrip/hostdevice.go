@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"unsafe"
+
+	"github.com/kvshare/kvshare/hostmem"
 )
 
 // ErrHostDevice is wrapped by the host stand-in's refusals: memory it
@@ -18,13 +20,19 @@ var ErrHostDevice = errors.New("gpuroundtrip: host stand-in device")
 // The zero value is not usable; use [NewHostDevice].
 type HostDevice struct {
 	mu   sync.Mutex
-	dev  map[uintptr][]byte // device allocations by address
-	host map[uintptr][]byte // pinned allocations by address
+	dev  map[uintptr]hostAlloc // device allocations by address
+	host map[uintptr]hostAlloc // pinned allocations by address
+}
+
+// hostAlloc is one allocation of the stand-in: its bytes and mapping.
+type hostAlloc struct {
+	b   []byte
+	mem *hostmem.Memory
 }
 
 // NewHostDevice returns an empty stand-in device.
 func NewHostDevice() *HostDevice {
-	return &HostDevice{dev: map[uintptr][]byte{}, host: map[uintptr][]byte{}}
+	return &HostDevice{dev: map[uintptr]hostAlloc{}, host: map[uintptr]hostAlloc{}}
 }
 
 var _ Device = (*HostDevice)(nil)
@@ -92,29 +100,29 @@ func (d *HostDevice) Live() (device, host int) {
 	return len(d.dev), len(d.host)
 }
 
-func (d *HostDevice) alloc(set map[uintptr][]byte, n int64, op string) ([]byte, error) {
+func (d *HostDevice) alloc(set map[uintptr]hostAlloc, n int64, op string) ([]byte, error) {
 	if n <= 0 || int64(int(n)) != n {
 		return nil, fmt.Errorf("%w: %s(%d): size must be > 0", ErrHostDevice, op, n)
 	}
-	b, err := mapMemory(int(n))
+	b, mem, err := mapMemory(int(n))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s(%d): %w", ErrHostDevice, op, n, err)
 	}
 	d.mu.Lock()
-	set[addrOf(b)] = b
+	set[addrOf(b)] = hostAlloc{b: b, mem: mem}
 	d.mu.Unlock()
 	return b, nil
 }
 
-func (d *HostDevice) free(set map[uintptr][]byte, p uintptr, op string) error {
+func (d *HostDevice) free(set map[uintptr]hostAlloc, p uintptr, op string) error {
 	d.mu.Lock()
-	b, ok := set[p]
+	a, ok := set[p]
 	delete(set, p)
 	d.mu.Unlock()
 	if !ok || p == 0 {
 		return fmt.Errorf("%w: %s(%#x): not allocated by this device", ErrHostDevice, op, p)
 	}
-	return unmapMemory(b)
+	return unmapMemory(a.mem)
 }
 
 // deviceRange returns the device bytes [p, p+n), which must lie in one
@@ -122,7 +130,8 @@ func (d *HostDevice) free(set map[uintptr][]byte, p uintptr, op string) error {
 func (d *HostDevice) deviceRange(p uintptr, n int, op string) ([]byte, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for base, b := range d.dev {
+	for base, a := range d.dev {
+		b := a.b
 		if p >= base && uint64(p-base) <= uint64(len(b)) && uint64(n) <= uint64(len(b))-uint64(p-base) {
 			off := int(p - base)
 			return b[off : off+n], nil

@@ -1,6 +1,6 @@
 module github.com/kvshare/kvshare/memdrv
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/kvshare/kvshare/contract v0.3.0
@@ -9,10 +9,17 @@ require (
 	github.com/stretchr/testify v1.12.1
 )
 
-require go.yaml.in/yaml/v3 v3.0.5 // indirect
+require golang.org/x/sys v0.48.0 // indirect
+
+require (
+	github.com/kvshare/kvshare/hostmem v0.3.0
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+)
 
 replace (
 	github.com/kvshare/kvshare/contract => ../contract
 	github.com/kvshare/kvshare/keys => ../keys
 	github.com/kvshare/kvshare/rowbatch => ../rowbatch
 )
+
+replace github.com/kvshare/kvshare/hostmem => ../hostmem

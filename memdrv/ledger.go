@@ -40,7 +40,7 @@ func lend(rs []contract.SlotRegion) []*Memory {
 		lo, hi := r.Base, r.Base+uintptr(r.Len)
 		for m := range ledger.lent {
 			mlo := m.Region.Base
-			if mlo < hi && mlo+uintptr(len(m.mapping)) > lo {
+			if mlo < hi && mlo+uintptr(m.Region.Len) > lo {
 				ledger.lent[m]++
 				pinned = append(pinned, m)
 			}

@@ -1,10 +1,12 @@
 package memdrv
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
 	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/hostmem"
 )
 
 // Memory is a block of memory outside the Go heap, laid out as the slots
@@ -25,12 +27,12 @@ type Memory struct {
 	// nil.
 	Bytes []byte
 
-	mapping []byte // as mmap returned it; nil once unmapped (guarded by ledger.mu)
+	mapping *hostmem.Memory // nil once unmapped (guarded by ledger.mu)
 }
 
 // Alloc maps slotBytes*slotCount bytes of anonymous, zeroed memory
-// (rounded up to whole pages) outside the Go heap, for a region of kind
-// kind. A Device kind still maps host memory: it is a stand-in, labelled
+// (rounded up to whole pages) outside the Go heap with package hostmem
+// (never shared with a forked child), for a region of kind kind. A Device kind still maps host memory: it is a stand-in, labelled
 // Device, for tests of code that must treat device memory differently.
 //
 // Bad geometry (a size or count that is not positive, an unknown kind, a
@@ -46,26 +48,20 @@ func Alloc(slotBytes int64, slotCount int, kind contract.MemoryKind) (*Memory, e
 	case slotCount <= 0:
 		return nil, fmt.Errorf("%w: memdrv: alloc: slotCount is %d, want > 0", contract.ErrInvalidRegion, slotCount)
 	}
-	page := int64(pageSize())
-	if slotBytes > (math.MaxInt-page)/int64(slotCount) {
+	if slotBytes > math.MaxInt/int64(slotCount) {
 		return nil, fmt.Errorf("%w: memdrv: alloc: slotBytes*slotCount overflows (%d*%d)", contract.ErrInvalidRegion, slotBytes, slotCount)
 	}
-	size := (slotBytes*int64(slotCount) + page - 1) / page * page
-	b, base, err := mapAnon(int(size))
+	host, err := hostmem.Map(hostmem.Geometry{SlotBytes: slotBytes, SlotCount: slotCount}, hostmem.Options{})
+	if errors.Is(err, hostmem.ErrGeometry) {
+		return nil, fmt.Errorf("%w: memdrv: alloc: %w", contract.ErrInvalidRegion, err)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("memdrv: alloc: map %d bytes: %w", size, err)
+		return nil, fmt.Errorf("memdrv: alloc: map %d slots of %d bytes: %w", slotCount, slotBytes, err)
 	}
-	m := &Memory{
-		Region: contract.SlotRegion{
-			Base:      base,
-			SlotBytes: slotBytes,
-			SlotCount: slotCount,
-			Len:       size,
-			Kind:      kind,
-		},
-		Bytes:   b,
-		mapping: b,
-	}
+	b := host.Bytes(0)
+	r := host.Regions()[0]
+	r.Len, r.Kind = int64(len(b)), kind
+	m := &Memory{Region: r, Bytes: b, mapping: host}
 	record(m)
 	return m, nil
 }
@@ -108,10 +104,11 @@ func (m *Memory) Free() error {
 	}
 	if n := ledger.lent[m]; n > 0 {
 		return fmt.Errorf("%w: memdrv: free %d bytes at %#x: %d memdrv registrations still cover it",
-			ErrMemoryLent, len(m.mapping), m.Region.Base, n)
+			ErrMemoryLent, len(m.Bytes), m.Region.Base, n)
 	}
-	if err := unmap(m.mapping); err != nil {
-		return fmt.Errorf("memdrv: free %d bytes at %#x: %w", len(m.mapping), m.Region.Base, err)
+	m.mapping.Release() // memdrv's own ledger is the proof: no registration covers it
+	if err := m.mapping.Free(); err != nil {
+		return fmt.Errorf("memdrv: free %d bytes at %#x: %w", len(m.Bytes), m.Region.Base, err)
 	}
 	delete(ledger.lent, m)
 	m.mapping = nil

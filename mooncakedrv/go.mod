@@ -1,6 +1,6 @@
 module github.com/kvshare/kvshare/mooncakedrv
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/kvshare/kvshare/binding v0.3.0
@@ -32,3 +32,5 @@ replace (
 )
 
 replace github.com/kvshare/kvshare/storeconfig => ../storeconfig
+
+replace github.com/kvshare/kvshare/hostmem => ../hostmem

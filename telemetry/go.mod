@@ -15,6 +15,7 @@ require (
 	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect
+	github.com/kvshare/kvshare/hostmem v0.3.0 // indirect
 	github.com/kvshare/kvshare/storeconfig v0.3.0 // indirect
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
 	go.opentelemetry.io/otel/log v1.47.0 // indirect
@@ -55,3 +56,5 @@ replace github.com/kvshare/kvshare/memdrv => ../memdrv
 replace github.com/kvshare/kvshare/conformance => ../conformance
 
 replace github.com/kvshare/kvshare/storeconfig => ../storeconfig
+
+replace github.com/kvshare/kvshare/hostmem => ../hostmem

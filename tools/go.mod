@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/kvshare/kvshare/binding v0.3.0
 	github.com/kvshare/kvshare/contract v0.3.0
+	github.com/kvshare/kvshare/hostmem v0.3.0
 	github.com/kvshare/kvshare/keys v0.3.0
 	github.com/kvshare/kvshare/memdrv v0.3.0
 	github.com/kvshare/kvshare/mooncakedrv v0.3.0
@@ -77,3 +78,5 @@ replace (
 replace github.com/kvshare/kvshare/gpuroundtrip => ../gpuroundtrip
 
 replace github.com/kvshare/kvshare/storeconfig => ../storeconfig
+
+replace github.com/kvshare/kvshare/hostmem => ../hostmem

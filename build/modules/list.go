@@ -9,6 +9,7 @@ const (
 	otelMeter = "go.opentelemetry.io/otel/metric"
 	otelAttr  = "go.opentelemetry.io/otel/attribute"
 	xxhash    = "github.com/cespare/xxhash" // otel/attribute's
+	xsys      = "golang.org/x/sys"
 )
 
 // Repo is kvshare's list: every module of the repository, the root
@@ -20,14 +21,15 @@ var Repo = List{Modules: []Module{
 	{Dir: "keys"},
 	{Dir: "rowbatch", Imports: []string{"contract"}},
 	{Dir: "scheduler"},
+	{Dir: "hostmem", Imports: []string{"contract", xsys}},
 	{Dir: "storeconfig", Imports: []string{"keys", toml}},
 	{Dir: "binding", Imports: []string{"contract", "keys", "rowbatch", "=storeconfig"}},
-	{Dir: "memdrv", Imports: []string{"contract", "rowbatch", "scheduler"}},
+	{Dir: "memdrv", Imports: []string{"contract", "rowbatch", "scheduler", "hostmem", xsys}},
 	{Dir: "conformance", Imports: []string{"contract", "rowbatch", testify}},
 	{Dir: "mooncakesdk", Imports: []string{"storeconfig", "keys", purego, toml}},
 	{Dir: "mooncakedrv", Imports: []string{"contract", "rowbatch", "scheduler", "mooncakesdk", "storeconfig", "keys", purego, toml}},
-	{Dir: "gpuroundtrip", Imports: []string{"contract", "keys", "rowbatch", "scheduler", "binding", "memdrv",
-		"storeconfig", "mooncakesdk", "mooncakedrv", purego, toml, nvml}, Tags: "nvml"},
+	{Dir: "gpuroundtrip", Imports: []string{"contract", "keys", "rowbatch", "scheduler", "binding", "memdrv", "hostmem",
+		"storeconfig", "mooncakesdk", "mooncakedrv", purego, toml, nvml, xsys}, Tags: "nvml"},
 	{Dir: "telemetry", Imports: []string{"contract", "binding", "mooncakedrv", "rowbatch", "scheduler", "mooncakesdk",
 		"storeconfig", "keys", purego, toml, otelMeter, otelAttr, xxhash}},
 	{Dir: "docs/engineguide"}, // the guide's code is all tests

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kvshare/kvshare/binding"
 	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/hostmem"
 	"github.com/kvshare/kvshare/keys"
 	"github.com/kvshare/kvshare/memdrv"
 )
@@ -95,7 +96,7 @@ func Example_unprovable() {
 	err = l.close(ctx) // answers at once: nothing can change
 	var held *binding.HeldError
 	fmt.Println("held for good:", errors.Is(err, binding.ErrHeldForGood), errors.As(err, &held) && len(held.Held) == 2, held.Held)
-	fmt.Println("free refused:", errors.Is(l.mem.Free(), memdrv.ErrMemoryLent))
+	fmt.Println("free refused:", errors.Is(l.mem.Free(), hostmem.ErrLent))
 	// Output:
 	// fault: a row faulted (its slot is undefined): recompute from the resume bound, and count it
 	// row: fault quiesced: false

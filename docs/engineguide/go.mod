@@ -51,6 +51,7 @@ require (
 )
 
 require (
+	github.com/kvshare/kvshare/hostmem v0.3.0
 	github.com/kvshare/kvshare/mooncakedrv v0.3.0
 	github.com/kvshare/kvshare/mooncakesdk v0.3.0
 	github.com/kvshare/kvshare/rowbatch v0.3.0 // indirect
@@ -58,3 +59,5 @@ require (
 )
 
 replace github.com/kvshare/kvshare/storeconfig => ../../storeconfig
+
+replace github.com/kvshare/kvshare/hostmem => ../../hostmem

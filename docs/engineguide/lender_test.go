@@ -7,6 +7,7 @@ import (
 
 	"github.com/kvshare/kvshare/binding"
 	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/hostmem"
 	"github.com/kvshare/kvshare/memdrv"
 )
 
@@ -41,28 +42,21 @@ func (h *stagingHold) Release() { close(h.released) }
 // guide:lend
 // lender is one engine's staging memory, lent to kvshare.
 type lender struct {
-	mem     *memdrv.Memory // host memory outside the Go heap (an anonymous mmap)
+	mem     *hostmem.Memory // host memory outside the Go heap, and its own hold
 	backend *binding.Backend
 }
 
-// lend maps staging memory (slots slots of slotBytes each) and lends it
-// to a backend over driver, which the backend then owns. On an error the
-// memory is freed if the hold came back, and kept if a registration may
-// be live.
+// lend maps staging memory (slots slots of slotBytes each, locked in RAM
+// where the system allows) and lends it to a backend over driver, which
+// the backend then owns.
 func lend(ctx context.Context, driver contract.Driver, cfg binding.Config, slots int, slotBytes int64) (*lender, error) {
-	mem, err := memdrv.Alloc(slotBytes, slots, contract.Host)
+	mem, err := hostmem.Map(hostmem.Geometry{SlotBytes: slotBytes, SlotCount: slots}, hostmem.Options{Lock: true})
 	if err != nil {
 		return nil, err
 	}
-	hold := &stagingHold{released: make(chan struct{})}
-	backend, err := binding.Open(ctx, binding.Loan{Regions: []contract.SlotRegion{mem.Region}, Hold: hold}, driver, cfg)
+	backend, err := binding.Open(ctx, binding.Loan{Regions: mem.Regions(), Hold: mem}, driver, cfg)
 	if err != nil {
-		select {
-		case <-hold.released: // nothing stays lent
-			return nil, errors.Join(err, mem.Free())
-		default: // *binding.LiveRegistrationError: keep the memory
-			return nil, err
-		}
+		return nil, errors.Join(err, mem.Free()) // Free refuses memory a registration may still cover
 	}
 	return &lender{mem: mem, backend: backend}, nil
 }
@@ -75,7 +69,10 @@ func lend(ctx context.Context, driver contract.Driver, cfg binding.Config, slots
 // never freed; the error says what and why.
 func (l *lender) close(ctx context.Context) error {
 	if err := l.backend.Close(ctx); err != nil {
-		return err // errors.Is: context.DeadlineExceeded, or binding.ErrHeldForGood
+		if errors.Is(err, binding.ErrHeldForGood) {
+			l.mem.KeepForGood(err) // Free refuses from now on
+		}
+		return err // or errors.Is(err, context.DeadlineExceeded): Close again later
 	}
 	return l.mem.Free()
 }
@@ -86,12 +83,12 @@ func (l *lender) close(ctx context.Context) error {
 // and a region of device memory is not served by a driver that cannot
 // reach it: Open refuses, and the hold comes back.
 func Example_regions() {
-	mem, err := memdrv.Alloc(4096, 8, contract.Host)
+	mem, err := hostmem.Map(hostmem.Geometry{SlotBytes: 4096, SlotCount: 8}, hostmem.Options{})
 	if err != nil {
 		panic(err)
 	}
-	defer mem.Free()
-	host := stagingRegion(mem.Region.Base, 8, 4096)
+	defer func() { mem.Release(); _ = mem.Free() }()
+	host := stagingRegion(mem.Regions()[0].Base, 8, 4096)
 	fmt.Println("host region:", host.Validate())
 
 	device := host

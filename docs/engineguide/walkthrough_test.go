@@ -36,7 +36,7 @@ func Example_publishAndFetch() {
 	// pattern: the block's name).
 	for _, g := range view.Groups {
 		for i, slot := range g.Slots {
-			copy(publisher.mem.Slot(int(slot)), g.Names[i])
+			copy(publisher.mem.Slot(0, int(slot)), g.Names[i])
 		}
 	}
 
@@ -61,7 +61,7 @@ func Example_publishAndFetch() {
 	same := true
 	for _, g := range view.Groups {
 		for _, slot := range g.Slots[:bound] {
-			same = same && bytes.Equal(publisher.mem.Slot(int(slot)), fetcher.mem.Slot(int(slot)))
+			same = same && bytes.Equal(publisher.mem.Slot(0, int(slot)), fetcher.mem.Slot(0, int(slot)))
 		}
 	}
 	fmt.Println("bytes equal:", same)

@@ -5,5 +5,6 @@ go 1.26
 require (
 	github.com/kvshare/kvshare/binding v0.3.0
 	github.com/kvshare/kvshare/contract v0.3.0
+	github.com/kvshare/kvshare/hostmem v0.3.0
 	github.com/kvshare/kvshare/memdrv v0.3.0
 )

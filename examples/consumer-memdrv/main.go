@@ -1,5 +1,5 @@
 // Command consumer-memdrv takes kvshare the way a team does: by version,
-// only binding and memdrv (and contract, which both speak). Two lenders
+// only binding, memdrv and hostmem (and contract, which they speak). Two lenders
 // share kvshare's embedded in-memory store; one publishes rows, the
 // other fetches them into its own slots, and every byte is compared.
 package main
@@ -14,6 +14,7 @@ import (
 
 	"github.com/kvshare/kvshare/binding"
 	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/hostmem"
 	"github.com/kvshare/kvshare/memdrv"
 )
 
@@ -22,24 +23,19 @@ const (
 	rowBytes = 64 << 10
 )
 
-// hold is the lender's side of the hold: Release is called once no store
-// can touch the memory.
-type hold chan struct{}
-
-func (h hold) Release() { close(h) }
-
-// lender is one engine's staging memory lent to a backend.
+// lender is one engine's staging memory lent to a backend; hostmem's
+// memory is its own hold.
 type lender struct {
-	mem     *memdrv.Memory
+	mem     *hostmem.Memory
 	backend *binding.Backend
 }
 
 func lend(ctx context.Context, store *memdrv.Store) (*lender, error) {
-	mem, err := memdrv.Alloc(rowBytes, rows, contract.Host)
+	mem, err := hostmem.Map(hostmem.Geometry{SlotBytes: rowBytes, SlotCount: rows}, hostmem.Options{})
 	if err != nil {
 		return nil, err
 	}
-	loan := binding.Loan{Regions: []contract.SlotRegion{mem.Region}, Hold: make(hold)}
+	loan := binding.Loan{Regions: mem.Regions(), Hold: mem}
 	backend, err := binding.Open(ctx, loan, memdrv.New(store, memdrv.Options{}), binding.Config{KeyPrefix: "consumer"})
 	if err != nil {
 		return nil, errors.Join(err, mem.Free()) // Free refuses memory still lent
@@ -71,7 +67,7 @@ func run() error {
 	for i := range rows {
 		g.Slots = append(g.Slots, int32(i))
 		g.Names = append(g.Names, fmt.Appendf(nil, "block-%04d", i))
-		slot := publisher.mem.Slot(i)
+		slot := publisher.mem.Slot(0, i)
 		for j := range slot {
 			slot[j] = byte(i*31 + j*7)
 		}
@@ -94,7 +90,7 @@ func run() error {
 		<-a.Done() // quiesced: the slots are the lender's again
 	}
 	for i := range rows {
-		if !bytes.Equal(publisher.mem.Slot(i), fetcher.mem.Slot(i)) {
+		if !bytes.Equal(publisher.mem.Slot(0, i), fetcher.mem.Slot(0, i)) {
 			return fmt.Errorf("row %d differs after the round trip", i)
 		}
 	}

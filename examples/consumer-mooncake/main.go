@@ -12,12 +12,11 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"syscall"
 	"time"
-	"unsafe"
 
 	"github.com/kvshare/kvshare/binding"
 	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/hostmem"
 	"github.com/kvshare/kvshare/mooncakedrv"
 	"github.com/kvshare/kvshare/mooncakesdk/fakesdk"
 )
@@ -27,50 +26,37 @@ const (
 	rowBytes = 64 << 10
 )
 
-// hold is the lender's side of the hold: Release is called once no store
-// can touch the memory.
-type hold struct{ released chan struct{} }
-
-func (h *hold) Release() { close(h.released) }
-
-// lender is one engine's staging memory (an anonymous mapping, outside
-// the Go heap) lent to a backend over a Mooncake driver.
+// lender is one engine's staging memory lent to a backend over a
+// Mooncake driver; hostmem's memory is its own hold.
 type lender struct {
-	mem     []byte
-	hold    *hold
+	mem     *hostmem.Memory
 	backend *binding.Backend
 }
 
-func (l *lender) slot(i int) []byte { return l.mem[i*rowBytes : (i+1)*rowBytes] }
+func (l *lender) slot(i int) []byte { return l.mem.Slot(0, i) }
 
 func lend(ctx context.Context, pool *fakesdk.Store) (*lender, error) {
-	mem, err := syscall.Mmap(-1, 0, rows*rowBytes, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	mem, err := hostmem.Map(hostmem.Geometry{SlotBytes: rowBytes, SlotCount: rows}, hostmem.Options{})
 	if err != nil {
 		return nil, err
 	}
 	driver, err := mooncakedrv.New(pool.Client(), mooncakedrv.Config{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
-		return nil, errors.Join(err, syscall.Munmap(mem))
+		mem.Release() // never lent
+		return nil, errors.Join(err, mem.Free())
 	}
-	region := contract.SlotRegion{Base: uintptr(unsafe.Pointer(&mem[0])), SlotBytes: rowBytes, SlotCount: rows, Len: rows * rowBytes, Kind: contract.Host}
-	l := &lender{mem: mem, hold: &hold{released: make(chan struct{})}}
-	l.backend, err = binding.Open(ctx, binding.Loan{Regions: []contract.SlotRegion{region}, Hold: l.hold}, driver, binding.Config{KeyPrefix: "consumer"})
+	backend, err := binding.Open(ctx, binding.Loan{Regions: mem.Regions(), Hold: mem}, driver, binding.Config{KeyPrefix: "consumer"})
 	if err != nil {
-		select {
-		case <-l.hold.released: // nothing stays lent
-			return nil, errors.Join(err, syscall.Munmap(mem))
-		default: // a registration may be live: keep the memory
-			return nil, err
-		}
+		return nil, errors.Join(err, mem.Free()) // Free refuses memory still lent
 	}
-	return l, nil
+	return &lender{mem: mem, backend: backend}, nil
 }
 
 func (l *lender) close(ctx context.Context) error {
 	if err := l.backend.Close(ctx); err != nil {
 		return err // still held: keep the memory
 	}
-	return syscall.Munmap(l.mem)
+	return l.mem.Free()
 }
 
 func run() error {

@@ -122,6 +122,9 @@ func roundtripCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 }
 
 func summary(w io.Writer, rep roundtrip.Report, ran bool) {
+	if rep.Memory.Bytes > 0 {
+		fmt.Fprintf(w, "memory   each lender: %v\n", rep.Memory)
+	}
 	for _, p := range []struct {
 		name string
 		ph   roundtrip.Phase

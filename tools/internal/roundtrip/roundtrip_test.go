@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kvshare/kvshare/contract"
-	"github.com/kvshare/kvshare/memdrv"
+	"github.com/kvshare/kvshare/hostmem"
 )
 
 func small() Config {
@@ -66,18 +66,22 @@ func TestRunReportsTimeout(t *testing.T) {
 	require.Error(t, err)
 }
 
+// mapped maps memory for a test, freed at its end (never lent).
+func mapped(t *testing.T, slotBytes int64, slots int) *hostmem.Memory {
+	t.Helper()
+	m, err := hostmem.Map(hostmem.Geometry{SlotBytes: slotBytes, SlotCount: slots}, hostmem.Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { m.Release(); require.NoError(t, m.Free()) })
+	return m
+}
+
 func TestCompareCountsDifferentSlots(t *testing.T) {
-	a, err := memdrv.Alloc(64, 4, contract.Host)
-	require.NoError(t, err)
-	defer a.Free()
-	b, err := memdrv.Alloc(64, 4, contract.Host)
-	require.NoError(t, err)
-	defer b.Free()
+	a, b := mapped(t, 64, 4), mapped(t, 64, 4)
 	fill(a, 9)
 	fill(b, 9)
 	assert.Zero(t, compare(a, b))
-	b.Slot(2)[63] ^= 1
-	b.Slot(0)[0] ^= 1
+	b.Slot(0, 2)[63] ^= 1
+	b.Slot(0, 0)[0] ^= 1
 	assert.Equal(t, 2, compare(a, b))
 }
 
@@ -96,12 +100,10 @@ func TestReportOK(t *testing.T) {
 }
 
 func TestPoisonFillsEverySlot(t *testing.T) {
-	m, err := memdrv.Alloc(4096+7, 3, contract.Host)
-	require.NoError(t, err)
-	defer m.Free()
+	m := mapped(t, 4096+7, 3)
 	poison(m)
 	for i := range 3 {
-		for _, b := range m.Slot(i) {
+		for _, b := range m.Slot(0, i) {
 			require.Equal(t, byte(poisonByte), b)
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/kvshare/kvshare/contract"
-	"github.com/kvshare/kvshare/memdrv"
+	"github.com/kvshare/kvshare/hostmem"
 	"github.com/kvshare/kvshare/tools/internal/runprefix"
 )
 
@@ -53,6 +53,9 @@ type Report struct {
 	RowsLent  int64
 	BytesLent int64
 	Freed     bool
+	// Memory is what the publisher's staging memory got (package
+	// hostmem: locked, huge pages; the fetcher's is mapped alike).
+	Memory hostmem.Report
 }
 
 // OK reports whether every row arrived intact and nothing stayed lent.
@@ -103,6 +106,7 @@ func Run(ctx context.Context, cfg Config, progress Progress) (Report, error) {
 		return rep, errors.Join(err, src.close(cctx))
 	}
 
+	rep.Memory = src.mem.Report()
 	fill(src.mem, cfg.Seed)
 	poison(dst.mem)
 	views := views(cfg)
@@ -200,12 +204,17 @@ func move(ctx context.Context, phase string, views []contract.View, rowBytes int
 }
 
 // fill writes reproducible pseudo-random bytes into every slot.
-func fill(m *memdrv.Memory, seed uint64) {
+func fill(m *hostmem.Memory, seed uint64) {
 	var key [32]byte
 	binary.LittleEndian.PutUint64(key[:], seed)
 	rng := rand.NewChaCha8(key)
-	n := m.Region.SlotBytes * int64(m.Region.SlotCount)
-	_, _ = rng.Read(m.Bytes[:n])
+	_, _ = rng.Read(slots(m))
+}
+
+// slots views every slot of the memory's one region, padding aside.
+func slots(m *hostmem.Memory) []byte {
+	r := m.Regions()[0]
+	return m.Bytes(0)[:r.SlotBytes*int64(r.SlotCount)]
 }
 
 // poisonByte fills the fetcher's slots before the fetch.
@@ -216,8 +225,8 @@ const poisonByte = 0xA5
 // region is touched before the clock starts, as an engine's long-lived
 // staging memory would be (the publisher's pages were touched by fill),
 // so the fetch rate measures the transfer, not first-touch page faults.
-func poison(m *memdrv.Memory) {
-	b := m.Bytes[:m.Region.SlotBytes*int64(m.Region.SlotCount)]
+func poison(m *hostmem.Memory) {
+	b := slots(m)
 	if len(b) == 0 {
 		return
 	}
@@ -228,10 +237,10 @@ func poison(m *memdrv.Memory) {
 }
 
 // compare counts the slots whose bytes differ.
-func compare(a, b *memdrv.Memory) int {
+func compare(a, b *hostmem.Memory) int {
 	bad := 0
-	for i := range a.Region.SlotCount {
-		if !bytes.Equal(a.Slot(i), b.Slot(i)) {
+	for i := range a.Regions()[0].SlotCount {
+		if !bytes.Equal(a.Slot(0, i), b.Slot(0, i)) {
 			bad++
 		}
 	}

@@ -1,0 +1,271 @@
+package hostmem
+
+import (
+	"errors"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"github.com/kvshare/kvshare/contract"
+)
+
+func TestGeometryRefusalsNameTheField(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		g    Geometry
+		want string
+	}{
+		{"no slot bytes", Geometry{SlotCount: 4}, "Geometry.SlotBytes is 0, want at least 1"},
+		{"negative slot bytes", Geometry{SlotBytes: -1, SlotCount: 4}, "Geometry.SlotBytes is -1"},
+		{"no slots", Geometry{SlotBytes: 4096}, "Geometry.SlotCount is 0, want at least 1"},
+		{"negative regions", Geometry{SlotBytes: 4096, SlotCount: 1, Regions: -2}, "Geometry.Regions is -2"},
+		{"a region that overflows", Geometry{SlotBytes: 1 << 62, SlotCount: 4}, "overflows"},
+		{"regions that overflow", Geometry{SlotBytes: 1 << 40, SlotCount: 1 << 20, Regions: 1 << 10}, "overflows"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := Totals()
+			m, err := Map(tc.g, Options{})
+			require.ErrorIs(t, err, ErrGeometry)
+			assert.ErrorContains(t, err, tc.want)
+			assert.Nil(t, m)
+			assert.Equal(t, before.Maps, Totals().Maps, "nothing mapped")
+		})
+	}
+}
+
+func TestMapLaysOutRegionsOfSlots(t *testing.T) {
+	before := Totals()
+	m, err := Map(Geometry{SlotBytes: 3000, SlotCount: 5, Regions: 3}, Options{})
+	require.NoError(t, err)
+	page := uintptr(os.Getpagesize())
+	regions := m.Regions()
+	require.Len(t, regions, 3)
+	for i, r := range regions {
+		require.NoError(t, r.Validate(), "region %d", i)
+		assert.Equal(t, contract.Host, r.Kind)
+		assert.EqualValues(t, 3000, r.SlotBytes)
+		assert.Equal(t, 5, r.SlotCount)
+		assert.EqualValues(t, 15000, r.Len)
+		assert.Zero(t, r.Base%page, "region %d is page-aligned", i)
+		if i > 0 {
+			assert.GreaterOrEqual(t, r.Base, regions[i-1].Base+uintptr(regions[i-1].Len), "regions do not overlap")
+		}
+		for s := range r.SlotCount {
+			slot := m.Slot(i, s)
+			require.Len(t, slot, 3000)
+			assert.Equal(t, r.Base+uintptr(s*3000), base(slot))
+			slot[0], slot[len(slot)-1] = byte(i), byte(s)
+		}
+	}
+	assert.Panics(t, func() { m.Slot(0, 5) })
+	whole := m.Bytes(1)
+	assert.Equal(t, regions[1].Base, base(whole))
+	assert.Len(t, whole, int(page)*int((15000+page-1)/page), "a region's slots and its padding to the last page")
+	assert.Panics(t, func() { m.Bytes(3) })
+	rep := m.Report()
+	assert.True(t, rep.DontFork)
+	assert.Equal(t, NormalPages, rep.Pages)
+	assert.Equal(t, -1, rep.Node)
+	assert.False(t, rep.Locked)
+	assert.Empty(t, rep.LockWhy, "not asked")
+	assert.True(t, vmFlags(t, regions[0].Base)["dc"], "MADV_DONTFORK: a forked child never shares or copies it")
+	assert.Equal(t, before.Maps+1, Totals().Maps)
+	assert.Equal(t, before.Mapped+rep.Bytes, Totals().Mapped)
+
+	m.Release()
+	require.NoError(t, m.Free())
+	require.NoError(t, m.Free(), "freeing freed memory does nothing")
+	assert.Equal(t, before.Frees+1, Totals().Frees)
+	assert.Equal(t, before.MappedNow, Totals().MappedNow)
+	assert.Panics(t, func() { m.Slot(0, 0) }, "no slot of freed memory")
+}
+
+// Free is refused until the hold is released, and for good after it is
+// kept for good.
+func TestFreeWaitsForTheHold(t *testing.T) {
+	m, err := Map(Geometry{SlotBytes: 4096, SlotCount: 2}, Options{})
+	require.NoError(t, err)
+	err = m.Free()
+	require.ErrorIs(t, err, ErrLent)
+	assert.ErrorContains(t, err, "the hold is not released")
+	m.Slot(0, 1)[0] = 1 // still mapped
+
+	held := errors.New("kvshare/binding: held for good")
+	m.KeepForGood(held)
+	m.Release() // even a release after that
+	err = m.Free()
+	require.ErrorIs(t, err, ErrLent)
+	assert.ErrorContains(t, err, "kept for good (kvshare/binding: held for good)")
+	m.Slot(0, 1)[0] = 2 // still mapped, for good
+}
+
+// Huge pages asked where the kernel has none configured: base pages,
+// said so; where it has them, huge pages, as the kernel's flags show.
+func TestHugePages(t *testing.T) {
+	for _, huge := range []HugePages{HugePages2MiB, HugePages1GiB} {
+		t.Run(huge.String(), func(t *testing.T) {
+			m, err := Map(Geometry{SlotBytes: 64 << 10, SlotCount: 4}, Options{HugePages: huge})
+			require.NoError(t, err)
+			rep := m.Report()
+			if rep.Pages == huge {
+				assert.Empty(t, rep.HugePagesWhy)
+				assert.True(t, vmFlags(t, m.Regions()[0].Base)["ht"])
+				assert.Zero(t, rep.Bytes%huge.size())
+				t.Logf("%v: %v", huge, rep)
+			} else {
+				assert.Equal(t, NormalPages, rep.Pages)
+				assert.Contains(t, rep.HugePagesWhy, huge.String()+" asked")
+				assert.Contains(t, rep.HugePagesWhy, "nr_hugepages")
+				assert.Contains(t, rep.String(), rep.HugePagesWhy)
+				t.Logf("fell back: %v", rep)
+			}
+			m.Slot(0, 3)[0] = 1
+			m.Release()
+			require.NoError(t, m.Free())
+		})
+	}
+}
+
+func TestLock(t *testing.T) {
+	m, err := Map(Geometry{SlotBytes: 4096, SlotCount: 4}, Options{Lock: true})
+	require.NoError(t, err)
+	rep := m.Report()
+	if !rep.Locked {
+		t.Logf("not locked here: %s", rep.LockWhy)
+		assert.Contains(t, rep.LockWhy, "RLIMIT_MEMLOCK")
+	} else {
+		assert.True(t, vmFlags(t, m.Regions()[0].Base)["lo"], "the kernel says locked")
+		assert.Contains(t, rep.String(), "locked in RAM")
+	}
+	m.Release()
+	require.NoError(t, m.Free())
+}
+
+// capIPCLock is CAP_IPC_LOCK, which lets a process lock memory beyond
+// RLIMIT_MEMLOCK.
+const capIPCLock = 14
+
+// withoutIPCLock runs f on one OS thread whose effective capabilities
+// lack CAP_IPC_LOCK, under an RLIMIT_MEMLOCK of limit bytes, as an
+// unprivileged process would be; both are restored after.
+func withoutIPCLock(t *testing.T, limit uint64, f func()) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var caps [2]unix.CapUserData
+	require.NoError(t, unix.Capget(&hdr, &caps[0]))
+	saved := caps
+	caps[0].Effective &^= 1 << capIPCLock
+	require.NoError(t, unix.Capset(&hdr, &caps[0]))
+	defer func() { require.NoError(t, unix.Capset(&hdr, &saved[0])) }()
+	var old unix.Rlimit
+	require.NoError(t, unix.Getrlimit(unix.RLIMIT_MEMLOCK, &old))
+	low := old
+	low.Cur = limit
+	require.NoError(t, unix.Setrlimit(unix.RLIMIT_MEMLOCK, &low))
+	defer func() { require.NoError(t, unix.Setrlimit(unix.RLIMIT_MEMLOCK, &old)) }()
+	f()
+}
+
+// mlock refused by a low RLIMIT_MEMLOCK: reported, naming the limit, and
+// the memory still usable.
+func TestLockRefusedUnderALowLimit(t *testing.T) {
+	var m *Memory
+	withoutIPCLock(t, 64<<10, func() {
+		var err error
+		m, err = Map(Geometry{SlotBytes: 1 << 20, SlotCount: 2}, Options{Lock: true})
+		require.NoError(t, err)
+	})
+	rep := m.Report()
+	assert.False(t, rep.Locked)
+	assert.Contains(t, rep.LockWhy, "RLIMIT_MEMLOCK is 64 KiB, the mapping 2 MiB")
+	assert.Contains(t, rep.String(), "not locked (mlock:")
+	assert.False(t, vmFlags(t, m.Regions()[0].Base)["lo"])
+	slot := m.Slot(0, 1)
+	slot[len(slot)-1] = 7 // usable all the same
+	m.Release()
+	require.NoError(t, m.Free())
+}
+
+func TestNUMANode(t *testing.T) {
+	m, err := Map(Geometry{SlotBytes: 4096, SlotCount: 4}, Options{BindNode: true, Node: 0})
+	require.NoError(t, err)
+	rep := m.Report()
+	if rep.Node == 0 {
+		assert.Contains(t, rep.String(), "bound to NUMA node 0")
+	} else {
+		t.Logf("node 0 not bound here: %s", rep.NodeWhy)
+		assert.NotEmpty(t, rep.NodeWhy)
+	}
+	m.Release()
+	require.NoError(t, m.Free())
+
+	m, err = Map(Geometry{SlotBytes: 4096, SlotCount: 1}, Options{BindNode: true, Node: 999})
+	require.NoError(t, err)
+	assert.Equal(t, -1, m.Report().Node)
+	assert.Contains(t, m.Report().NodeWhy, "no NUMA node 999")
+	m.Release()
+	require.NoError(t, m.Free())
+}
+
+func TestReportString(t *testing.T) {
+	r := Report{Bytes: 64 << 20, Pages: NormalPages, HugePagesWhy: "2 MiB huge pages asked: none", LockWhy: "mlock: no", Node: -1, DontFork: true}
+	assert.Equal(t, "64 MiB, base pages (2 MiB huge pages asked: none), not locked (mlock: no), not shared with forked children", r.String())
+	r = Report{Bytes: 1 << 30, Pages: HugePages1GiB, Locked: true, Node: 1, DontFork: true}
+	assert.Equal(t, "1 GiB, 1 GiB huge pages, locked in RAM, bound to NUMA node 1, not shared with forked children", r.String())
+	assert.Equal(t, "12345 B", size(12345))
+}
+
+// reserveHugePages adds n 2 MiB huge pages to the kernel's pool for the
+// test, where the test may (root, a writable pool), and gives them back
+// after; false when it cannot.
+func reserveHugePages(t *testing.T, n int) bool {
+	const pool = "/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"
+	if os.Geteuid() != 0 {
+		return false
+	}
+	read := func() int {
+		data, err := os.ReadFile(pool)
+		if err != nil {
+			return -1
+		}
+		v, err := strconv.Atoi(strings.TrimSpace(string(data)))
+		if err != nil {
+			return -1
+		}
+		return v
+	}
+	before := read()
+	if before < 0 || os.WriteFile(pool, []byte(strconv.Itoa(before+n)), 0o644) != nil {
+		return false
+	}
+	t.Cleanup(func() { _ = os.WriteFile(pool, []byte(strconv.Itoa(before)), 0o644) })
+	return read() >= before+n
+}
+
+// With 2 MiB huge pages in the pool, a mapping gets them, locked, and the
+// kernel's flags say so.
+func TestHugePagesReserved(t *testing.T) {
+	if !reserveHugePages(t, 2) {
+		t.Skip("cannot reserve 2 MiB huge pages here (not root, or the pool is not writable): the fallback is tested above")
+	}
+	m, err := Map(Geometry{SlotBytes: 1 << 20, SlotCount: 3}, Options{HugePages: HugePages2MiB, Lock: true})
+	require.NoError(t, err)
+	rep := m.Report()
+	require.Equal(t, HugePages2MiB, rep.Pages, "%v", rep)
+	assert.EqualValues(t, 4<<20, rep.Bytes, "rounded up to whole huge pages")
+	flags := vmFlags(t, m.Regions()[0].Base)
+	assert.True(t, flags["ht"], "hugetlb")
+	assert.True(t, flags["dc"], "do not copy on fork")
+	assert.True(t, rep.Locked, "%v", rep)
+	assert.False(t, flags["lo"], "the kernel never marks a hugetlb mapping locked: its pages cannot be swapped out anyway")
+	m.Slot(0, 2)[1<<20-1] = 1
+	m.Release()
+	require.NoError(t, m.Free())
+}
