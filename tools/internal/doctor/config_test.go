@@ -34,7 +34,7 @@ func TestBadConfigIsNamedAndStopsEverything(t *testing.T) {
 			path := storeFile(t, c.text)
 			rep := Run(t.Context(), Options{ConfigPath: path, LookupEnv: noEnv})
 			assert.True(t, rep.Failed())
-			require.Len(t, rep.Findings, len(checks), "one line per check")
+			require.Len(t, rep.Findings, 2, "the config's line, and one for the rest")
 			f := rep.Findings[0]
 			assert.Equal(t, CheckConfig, f.Check)
 			assert.Equal(t, Fail, f.Verdict)
@@ -42,9 +42,13 @@ func TestBadConfigIsNamedAndStopsEverything(t *testing.T) {
 			for _, w := range c.want {
 				assert.Contains(t, f.Detail, w)
 			}
-			for _, f := range rep.Findings[1:] {
-				assert.Equal(t, Skip, f.Verdict, f.Check)
-				assert.Contains(t, f.Detail, "config was refused", f.Check)
+			assert.Equal(t, rest(checks[1:], "the config was refused"), rep.Findings[1])
+			assert.Contains(t, rep.Findings[1].Detail, "the 11 other checks (key prefix, library, ")
+			for _, c := range checks[1:] {
+				f, found := rep.Find(c)
+				assert.True(t, found, c)
+				assert.Equal(t, Skip, f.Verdict, c)
+				assert.Contains(t, f.Detail, "not run: the config was refused", c)
 			}
 		})
 	}
@@ -83,6 +87,11 @@ func TestKeyPrefix(t *testing.T) {
 			text := strings.Replace(config("/x/lib.so", "127.0.0.1:1", "http://127.0.0.1:2/metadata"), `key_prefix = "kvshare"`, "key_prefix = \""+c.prefix+"\"", 1)
 			path := storeFile(t, text)
 			cfg, f := checkConfig(path)
+			if c.verdict == Fail && f.Verdict == Fail { // a loader that checks the prefix itself
+				assert.Contains(t, f.Detail, c.want)
+				assert.Contains(t, f.Detail, path, "names the file")
+				return
+			}
 			require.Equal(t, OK, f.Verdict, f.Detail)
 			prefix, f := checkKeyPrefix(cfg)
 			assert.Equal(t, c.verdict, f.Verdict, f.Detail)

@@ -10,18 +10,29 @@
 // [Report.Write] prints it; [Report.Failed] says whether any check
 // failed. The checks: the config as the driver reads it, the key
 // prefix, the library (path, SHA-256, pin, store_c.h's nineteen
-// functions), the environment, one dial of the master, the metadata
-// server, the client's setup, and a probe object put, read back,
-// compared and removed, then the client closed.
+// functions; a library that does not load names the setting to change),
+// the environment, the master, the metadata server, the client's setup,
+// the listening sockets the client opened, and a probe object put, read
+// back, compared and removed, then the client closed.
 //
 // It promises:
 //
 //   - Every check is reported, passed, failed or skipped (saying why);
-//     the report fails when any check failed, never on a warning.
+//     the report fails when any check failed, never on a warning. The
+//     checks a failure leaves unrun share one [CheckRest] line, and
+//     [Report.Find] finds each of them as skipped, with its detail.
 //   - A refused config stops everything; key prefix, library,
 //     environment, master and metadata are checked independently, so one
 //     run names every problem among them; the client is opened only when
 //     all of them passed, and the probe only on a client that set up.
+//   - The master is ok only once a Mooncake master answered: the
+//     client's setup asks it for its version. A refused dial fails it; an
+//     accepted one alone leaves it skipped, not proven.
+//   - Each listening socket the client opened is printed with its
+//     address; one on an address other than loopback or [mooncake]
+//     local_hostname (0.0.0.0 and :: are every address) is a warning:
+//     Mooncake's transfer engine serves its registered memory to whoever
+//     connects.
 //   - The probe lives under a key of this run's own prefix (package
 //     runprefix), from a buffer outside the Go heap. A buffer a transfer
 //     may still touch is kept with its client, as the driver keeps them.
@@ -30,6 +41,7 @@
 //     deadline (the C ABI has none).
 //
 // What each check looks at and prints is in the tools module's
-// README.md; why it checks as it does is in docs/design.md (section
-// "The kvshare command (tools)").
+// README.md; why it checks as it does is in docs/design.md (sections
+// "The kvshare command (tools)" and "What a Mooncake peer can do
+// (security)").
 package doctor

@@ -17,15 +17,16 @@ const (
 	CheckMaster      = "master"
 	CheckMetadata    = "metadata"
 	CheckClient      = "client"
+	CheckListeners   = "listeners"
 	CheckPut         = "probe put"
 	CheckGet         = "probe get"
 	CheckRemove      = "probe remove"
 	CheckClose       = "client close"
 )
 
-// checks lists every check in order, for the lines of those skipped.
+// checks lists every check in order, for the line of those skipped.
 var checks = [...]string{CheckConfig, CheckKeyPrefix, CheckLibrary, CheckEnvironment, CheckMaster,
-	CheckMetadata, CheckClient, CheckPut, CheckGet, CheckRemove, CheckClose}
+	CheckMetadata, CheckClient, CheckListeners, CheckPut, CheckGet, CheckRemove, CheckClose}
 
 // Defaults of [Options].
 const (
@@ -50,6 +51,10 @@ type Options struct {
 	// set up); nil discards them. The library's own log (glog) goes to
 	// stderr whatever this says.
 	Logger *slog.Logger
+
+	// listeners lists this process's listening sockets; nil means
+	// procListeners. Tests replace it.
+	listeners func() ([]listener, error)
 }
 
 func (o Options) withDefaults() Options {
@@ -61,6 +66,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ProbeBytes <= 0 {
 		o.ProbeBytes = DefaultProbeBytes
+	}
+	if o.listeners == nil {
+		o.listeners = procListeners
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -86,18 +94,22 @@ func Run(ctx context.Context, opts Options) Report {
 	r.add(f)
 	r.add(checkLibrary(cfg, opts.LookupEnv))
 	r.add(checkEnvironment(opts.LookupEnv))
-	r.add(checkMaster(ctx, cfg.Mooncake.Master, opts.Wait))
+	master := len(r.Findings)
+	r.add(dialMaster(ctx, cfg.Mooncake.Master, opts.Wait))
 	r.add(checkMetadata(ctx, cfg.Mooncake.MetadataServer, opts.Wait))
 	if r.failed() {
 		r.skipRest("a check above failed")
 		return r.Report
 	}
 
-	client, f := openClient(ctx, cfg, opts.Wait, opts.Logger)
+	before, _ := opts.listeners() // an error shows in checkListeners
+	client, f, err := openClient(ctx, cfg, opts.Wait, opts.Logger)
+	r.Findings[master] = masterAnswer(cfg.Mooncake.Master, err)
 	if !r.add(f) {
 		r.skipRest("the client did not set up")
 		return r.Report
 	}
+	r.add(checkListeners(ctx, opts.listeners, inodes(before), cfg.Mooncake.LocalHostname, opts.Wait))
 	key, err := probeKey(prefix)
 	if err != nil { // checkKeyPrefix passed, so this cannot happen
 		r.add(fail(CheckPut, "%v", err))
@@ -121,11 +133,20 @@ func (r *run) add(f Finding) bool {
 
 func (r *run) failed() bool { return r.Report.Failed() }
 
-// skipRest adds a Skip line for every check not reported yet.
+// skipRest adds one CheckRest line for every check not reported yet (a
+// Skip line of its own when only one is left).
 func (r *run) skipRest(why string) {
+	var left []string
 	for _, c := range checks {
 		if _, done := r.Find(c); !done {
-			r.add(skip(c, "not run: %s", why))
+			left = append(left, c)
 		}
+	}
+	switch len(left) {
+	case 0:
+	case 1:
+		r.add(skip(left[0], "not run: %s", why))
+	default:
+		r.add(rest(left, why))
 	}
 }

@@ -11,26 +11,38 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// verdicts is every check's verdict, as Report.Find finds it.
+func verdicts(t *testing.T, rep Report) map[string]Verdict {
+	t.Helper()
+	v := map[string]Verdict{}
+	for _, c := range checks {
+		f, found := rep.Find(c)
+		require.True(t, found, "%s is in the report", c)
+		v[c] = f.Verdict
+	}
+	return v
+}
+
 // Without Mooncake: every problem among library, environment, master
-// and metadata is named in one run, and nothing needing them runs.
+// and metadata is named in one run, and one line says nothing needing
+// them ran.
 func TestEveryIndependentProblemIsNamedInOneRun(t *testing.T) {
 	library := filepath.Join(t.TempDir(), "lib", "libmooncake_store.so")
 	master := closedPort(t)
 	path := storeFile(t, config(library, master, "http://"+closedPort(t)+"/metadata"))
 	rep := Run(t.Context(), Options{ConfigPath: path, LookupEnv: env(map[string]string{"MC_TCP_PROTO": "1"}), Wait: 5 * time.Second})
 
-	require.Len(t, rep.Findings, len(checks))
 	assert.True(t, rep.Failed())
-	verdicts := map[string]Verdict{}
+	want := []string{CheckConfig, CheckKeyPrefix, CheckLibrary, CheckEnvironment, CheckMaster, CheckMetadata, CheckRest}
+	require.Len(t, rep.Findings, len(want))
 	for i, f := range rep.Findings {
-		assert.Equal(t, checks[i], f.Check, "in order")
-		verdicts[f.Check] = f.Verdict
+		assert.Equal(t, want[i], f.Check, "in order")
 	}
 	assert.Equal(t, map[string]Verdict{
 		CheckConfig: OK, CheckKeyPrefix: OK,
 		CheckLibrary: Fail, CheckEnvironment: Fail, CheckMaster: Fail, CheckMetadata: Fail,
-		CheckClient: Skip, CheckPut: Skip, CheckGet: Skip, CheckRemove: Skip, CheckClose: Skip,
-	}, verdicts)
+		CheckClient: Skip, CheckListeners: Skip, CheckPut: Skip, CheckGet: Skip, CheckRemove: Skip, CheckClose: Skip,
+	}, verdicts(t, rep))
 	f, _ := rep.Find(CheckLibrary)
 	assert.Contains(t, f.Detail, library)
 	f, _ = rep.Find(CheckEnvironment)
@@ -39,26 +51,33 @@ func TestEveryIndependentProblemIsNamedInOneRun(t *testing.T) {
 	assert.Contains(t, f.Detail, master)
 	f, _ = rep.Find(CheckClient)
 	assert.Contains(t, f.Detail, "a check above failed")
+	assert.Equal(t, "the 6 other checks (client, listeners, probe put, probe get, probe remove, client close): not run: a check above failed",
+		rep.Findings[len(rep.Findings)-1].Detail)
+
+	var b bytes.Buffer
+	rep.Write(&b)
+	assert.Contains(t, b.String(), "\nthe rest       skip  the 6 other checks (client, ")
+	assert.Contains(t, b.String(), "doctor: 4 of 12 checks FAILED for "+path, "the rest counts as the checks it stands for")
 }
 
 func TestOneFailureIsEnough(t *testing.T) {
 	// Only the library is wrong: master and metadata answer.
 	library := filepath.Join(t.TempDir(), "libmooncake_store.so")
 	path := storeFile(t, config(library, listening(t), metadataServer(t)))
-	rep := Run(t.Context(), Options{ConfigPath: path, LookupEnv: noEnv, Wait: 5 * time.Second})
+	rep := Run(t.Context(), Options{ConfigPath: path, LookupEnv: env(map[string]string{"MC_TCP_BIND_ADDRESS": "127.0.0.1"}), Wait: 5 * time.Second})
 	assert.True(t, rep.Failed())
-	for _, f := range rep.Findings {
-		switch f.Check {
+	for c, v := range verdicts(t, rep) {
+		switch c {
 		case CheckLibrary:
-			assert.Equal(t, Fail, f.Verdict)
-		case CheckMaster:
-			assert.NotEqual(t, Fail, f.Verdict, f.Detail) // Warn on an ephemeral port
-		case CheckClient, CheckPut, CheckGet, CheckRemove, CheckClose:
-			assert.Equal(t, Skip, f.Verdict, f.Check)
+			assert.Equal(t, Fail, v)
+		case CheckMaster, CheckClient, CheckListeners, CheckPut, CheckGet, CheckRemove, CheckClose:
+			assert.Equal(t, Skip, v, c)
 		default:
-			assert.Equal(t, OK, f.Verdict, "%s: %s", f.Check, f.Detail)
+			assert.Equal(t, OK, v, c)
 		}
 	}
+	f, _ := rep.Find(CheckMaster)
+	assert.Contains(t, f.Detail, "accepts TCP connections, but no Mooncake master was seen to answer: the client was not opened", "an accept alone is never ok")
 }
 
 func TestReportWrite(t *testing.T) {
@@ -85,6 +104,29 @@ func TestReportWrite(t *testing.T) {
 	b.Reset()
 	rep.Write(&b)
 	assert.Contains(t, b.String(), "doctor: every check passed for store.toml")
+}
+
+// skipRest writes one line for the checks left, or the check's own line
+// when only one is left.
+func TestSkipRest(t *testing.T) {
+	r := &run{}
+	for _, c := range checks[:len(checks)-1] {
+		r.add(ok(c, "fine"))
+	}
+	r.skipRest("why")
+	assert.Equal(t, skip(CheckClose, "not run: why"), r.Findings[len(r.Findings)-1])
+
+	r = &run{}
+	r.skipRest("why")
+	require.Len(t, r.Findings, 1)
+	assert.Equal(t, CheckRest, r.Findings[0].Check)
+	assert.Equal(t, len(checks), r.checks())
+	f, found := r.Find(CheckGet)
+	assert.True(t, found)
+	assert.Equal(t, Skip, f.Verdict)
+	assert.Equal(t, CheckGet, f.Check)
+	_, found = r.Find("no such check")
+	assert.False(t, found)
 }
 
 func TestVerdictNames(t *testing.T) {

@@ -13,10 +13,11 @@ func TestEnvironment(t *testing.T) {
 		verdict Verdict
 		want    []string
 	}{
-		{"clean", nil, OK, []string{"MC_TCP_BIND_ADDRESS not set"}},
-		{"bind address", map[string]string{"MC_TCP_BIND_ADDRESS": "127.0.0.1"}, OK, []string{"MC_TCP_BIND_ADDRESS=127.0.0.1"}},
-		{"hot cache off", map[string]string{"MC_STORE_LOCAL_HOT_CACHE_SIZE": "0"}, OK, nil},
-		{"MC_TCP_PROTO other than 1", map[string]string{"MC_TCP_PROTO": "0"}, OK, nil},
+		{"bind address", map[string]string{"MC_TCP_BIND_ADDRESS": "127.0.0.1"}, OK, []string{"MC_TCP_BIND_ADDRESS=127.0.0.1", "no variable the driver refuses"}},
+		{"bind address unset", nil, Warn, []string{"MC_TCP_BIND_ADDRESS is not set", "first address it finds", "for every client and segment provider"}},
+		{"bind address empty", map[string]string{"MC_TCP_BIND_ADDRESS": ""}, Warn, []string{"MC_TCP_BIND_ADDRESS is empty", "an empty address"}},
+		{"hot cache off", map[string]string{"MC_STORE_LOCAL_HOT_CACHE_SIZE": "0", "MC_TCP_BIND_ADDRESS": "127.0.0.1"}, OK, nil},
+		{"MC_TCP_PROTO other than 1", map[string]string{"MC_TCP_PROTO": "0", "MC_TCP_BIND_ADDRESS": "127.0.0.1"}, OK, nil},
 		{"hot cache", map[string]string{"MC_STORE_LOCAL_HOT_CACHE_SIZE": "1024"}, Fail, []string{`MC_STORE_LOCAL_HOT_CACHE_SIZE="1024"`}},
 		{"legacy TCP framing", map[string]string{"MC_TCP_PROTO": "1"}, Fail, []string{"MC_TCP_PROTO=1"}},
 		{"another engine, even empty", map[string]string{"MC_USE_TENT": ""}, Fail, []string{`MC_USE_TENT=""`}},

@@ -3,6 +3,7 @@ package doctor
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -43,22 +44,34 @@ type Finding struct {
 	Check   string
 	Verdict Verdict
 	Detail  string
+
+	covers []string // a CheckRest line: the checks it stands for
+}
+
+// CheckRest names the one line that stands for every check a failure
+// left unrun (Skip; its detail names them and says why).
+// [Report.Find] finds each of them as skipped, with that detail.
+const CheckRest = "the rest"
+
+// rest is the CheckRest line for the checks named.
+func rest(checks []string, why string) Finding {
+	return Finding{Check: CheckRest, Verdict: Skip, Detail: fmt.Sprintf("the %d other checks (%s): not run: %s", len(checks), strings.Join(checks, ", "), why), covers: checks}
 }
 
 func ok(check, format string, args ...any) Finding {
-	return Finding{check, OK, fmt.Sprintf(format, args...)}
+	return Finding{Check: check, Verdict: OK, Detail: fmt.Sprintf(format, args...)}
 }
 
 func warn(check, format string, args ...any) Finding {
-	return Finding{check, Warn, fmt.Sprintf(format, args...)}
+	return Finding{Check: check, Verdict: Warn, Detail: fmt.Sprintf(format, args...)}
 }
 
 func fail(check, format string, args ...any) Finding {
-	return Finding{check, Fail, fmt.Sprintf(format, args...)}
+	return Finding{Check: check, Verdict: Fail, Detail: fmt.Sprintf(format, args...)}
 }
 
 func skip(check, format string, args ...any) Finding {
-	return Finding{check, Skip, fmt.Sprintf(format, args...)}
+	return Finding{Check: check, Verdict: Skip, Detail: fmt.Sprintf(format, args...)}
 }
 
 // Report is every check of one doctor run, in the order they ran.
@@ -78,18 +91,32 @@ func (r Report) Failed() bool {
 	return false
 }
 
-// Find returns the finding of the named check, if it is in the report.
+// Find returns the finding of the named check, if it is in the report:
+// a check the CheckRest line stands for is found as skipped, with that
+// line's detail.
 func (r Report) Find(check string) (Finding, bool) {
 	for _, f := range r.Findings {
 		if f.Check == check {
 			return f, true
 		}
+		if slices.Contains(f.covers, check) {
+			return Finding{Check: check, Verdict: Skip, Detail: f.Detail}, true
+		}
 	}
 	return Finding{}, false
 }
 
-// Write prints one line per check ("check  verdict  detail"; a detail of
-// several lines continues under its first), then the outcome.
+// checks counts the checks the report stands for.
+func (r Report) checks() int {
+	n := 0
+	for _, f := range r.Findings {
+		n += max(1, len(f.covers))
+	}
+	return n
+}
+
+// Write prints one line per finding ("check  verdict  detail"; a detail
+// of several lines continues under its first), then the outcome.
 func (r Report) Write(w io.Writer) {
 	const indent = 15 + 6
 	for _, f := range r.Findings {
@@ -106,5 +133,5 @@ func (r Report) Write(w io.Writer) {
 		fmt.Fprintf(w, "doctor: every check passed for %s\n", r.File)
 		return
 	}
-	fmt.Fprintf(w, "doctor: %d of %d checks FAILED for %s\n", failed, len(r.Findings), r.File)
+	fmt.Fprintf(w, "doctor: %d of %d checks FAILED for %s\n", failed, r.checks(), r.File)
 }
