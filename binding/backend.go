@@ -80,6 +80,9 @@ type Backend struct {
 	slowTimer  *time.Timer
 	slowArmed  bool
 
+	lookups, lookupNames, lookupPresent int64     // Lookup's counts
+	cutters                             sync.Pool // *rowbatch.Cutter, for Lookup
+
 	ownsDriver bool       // made by Open: Close closes the driver
 	closeMu    sync.Mutex // one Close at a time
 	closeDone  bool       // Close returned nil

@@ -31,6 +31,9 @@ func (b *Backend) Stats() contract.Stats {
 		CallsUnprovable: b.unprovable,
 		RowsLent:        b.rowsLent,
 		BytesLent:       b.bytesLent,
+		Lookups:         b.lookups,
+		LookupNames:     b.lookupNames,
+		LookupPresent:   b.lookupPresent,
 	}
 	if c := b.flight.head; c != nil {
 		s.OldestCall = time.Since(c.began)

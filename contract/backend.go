@@ -93,4 +93,7 @@ type Stats struct {
 	// Violation is the driver protocol violation that stopped the backend,
 	// or "" if none.
 	Violation string
+	// Lookups counts lookups asked; LookupNames the names they asked the
+	// driver about, LookupPresent those it answered Present.
+	Lookups, LookupNames, LookupPresent int64
 }

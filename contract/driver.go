@@ -27,6 +27,9 @@ type Capabilities struct {
 	Hints bool
 	// MaxRowsPerOp caps the rows of one call; 0 means no cap.
 	MaxRowsPerOp int
+	// LookupInFlight: the driver's [Looker] tells InFlight from Absent.
+	// Without it a name being written may read Absent (or Unknown).
+	LookupInFlight bool
 }
 
 // Registration is a driver's handle for a registered region (or, from

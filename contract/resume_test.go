@@ -96,3 +96,33 @@ func TestEveryFinalStatus(t *testing.T) {
 		}
 	}
 }
+
+func TestPresenceNames(t *testing.T) {
+	for p, want := range map[contract.Presence]string{contract.Unknown: "unknown", contract.Present: "present",
+		contract.Absent: "absent", contract.InFlight: "in-flight", 9: "Presence(9)"} {
+		if got := p.String(); got != want {
+			t.Errorf("%d.String() = %q, want %q", p, got, want)
+		}
+	}
+	var zero contract.Presence
+	if zero != contract.Unknown {
+		t.Error("the zero Presence is not Unknown")
+	}
+}
+
+func TestPresentBound(t *testing.T) {
+	v := contract.View{Groups: []contract.Group{{Names: make([][]byte, 3)}, {Names: make([][]byte, 3)}}}
+	p, a := contract.Present, contract.Absent
+	if got := v.PresentBound([]contract.Presence{p, p, p, p, a, p}); got != 1 {
+		t.Errorf("PresentBound = %d, want 1", got)
+	}
+	if got := v.PresentBound([]contract.Presence{p, p, p, p, p, p}); got != 3 {
+		t.Errorf("PresentBound = %d, want 3", got)
+	}
+	if got := v.PresentBound([]contract.Presence{p, p, contract.InFlight, p, p, p}); got != 2 {
+		t.Errorf("in flight is not present: PresentBound = %d, want 2", got)
+	}
+	if got := v.PresentBound(nil); got != 0 {
+		t.Errorf("no answer: PresentBound = %d, want 0", got)
+	}
+}

@@ -22,6 +22,9 @@ func (s Stats) String() string {
 		b.WriteString(" (all fetched)")
 	}
 	fmt.Fprintf(&b, "; calls %d in flight, %d unprovable; lent %d rows, %s", s.CallsInFlight, s.CallsUnprovable, s.RowsLent, byteSize(s.BytesLent))
+	if s.Lookups > 0 {
+		fmt.Fprintf(&b, "; lookups %d (%d names asked, %d present)", s.Lookups, s.LookupNames, s.LookupPresent)
+	}
 	if s.OldestCall > 0 {
 		fmt.Fprintf(&b, "; oldest call %v", s.OldestCall)
 	}

@@ -39,19 +39,34 @@ func (v View) Rows() int {
 // [Outcome.Prefix] would count the first layer whole. A view without
 // groups has bound 0; rows o does not cover count as undelivered.
 func (v View) ResumeBound(o Outcome) int {
+	return v.bound(func(row int) bool { return row < len(o.Delivered) && o.Delivered[row] })
+}
+
+// PresentBound is ResumeBound for a lookup: the minimum over the view's
+// groups of each group's Present prefix, rows being each row's presence
+// in view order (rows it does not cover count as not Present).
+func (v View) PresentBound(rows []Presence) int {
+	return v.bound(func(row int) bool { return row < len(rows) && rows[row] == Present })
+}
+
+// bound is the minimum over groups of the number of leading rows of each
+// for which has (given the row's view-order index) is true; 0 without
+// groups.
+func (v View) bound(has func(row int) bool) int {
 	if len(v.Groups) == 0 {
 		return 0
 	}
 	bound, base := -1, 0
 	for _, g := range v.Groups {
+		rows := max(len(g.Slots), len(g.Names)) // a lookup's view may carry names alone
 		n := 0
-		for n < len(g.Slots) && base+n < len(o.Delivered) && o.Delivered[base+n] {
+		for n < rows && has(base+n) {
 			n++
 		}
 		if bound < 0 || n < bound {
 			bound = n
 		}
-		base += len(g.Slots)
+		base += rows
 	}
 	return bound
 }

@@ -1,0 +1,73 @@
+package contract
+
+import (
+	"context"
+	"fmt"
+)
+
+// Presence is a lookup's answer for one name: whether the store holds a
+// complete object under its key, without lending any memory.
+type Presence uint8
+
+const (
+	// Unknown: the store cannot tell, the lookup's context ended before
+	// its answer came, or the name was not asked.
+	Unknown Presence = iota
+	// Present: a complete, readable object stands behind the key: a get
+	// made now would read it whole.
+	Present
+	// Absent: no object has the key.
+	Absent
+	// InFlight: the store, or this driver, is writing the key: ask again
+	// soon.
+	InFlight
+)
+
+var presenceNames = [...]string{"unknown", "present", "absent", "in-flight"}
+
+// String returns the presence in lower case ("in-flight").
+func (p Presence) String() string {
+	if int(p) < len(presenceNames) {
+		return presenceNames[p]
+	}
+	return fmt.Sprintf("Presence(%d)", uint8(p))
+}
+
+// LookupBatch is what one lookup asks about: names, made into keys by
+// the batch's key maker exactly as a [RowBatch]'s are. A name is borrowed
+// until Lookup returns; a driver that still uses one after (a call it
+// abandoned at the deadline) uses its own copy.
+type LookupBatch struct {
+	Keys  KeyMaker
+	Names [][]byte
+}
+
+// AppendKey appends the key of name i to dst.
+func (b LookupBatch) AppendKey(dst []byte, i int) []byte { return b.Keys.AppendKey(dst, b.Names[i]) }
+
+// Looker is an optional interface of a [Driver] that can say which names
+// its store holds without lending memory. Find it by type assertion, like
+// [RegionsTogether].
+//
+// Lookup appends one [Presence] per name, in batch order, to dst[:0] and
+// returns it. It refuses a batch it cannot ask about (no key maker, an
+// empty name, a name without a key, a name twice) and every batch after
+// Drain, with an error wrapping [ErrDriverRejected] and no call to the
+// store. Otherwise it answers within ctx: what the store did not answer
+// by the time ctx ended is Unknown. The rules, which the conformance
+// suite checks:
+//
+//  1. Never Present for an object a get could not read whole at that
+//     moment: a key being written, a torn or short object, a key whose
+//     put this driver left open unless the store proves the object whole.
+//  2. InFlight only with Capabilities.LookupInFlight; a key this driver
+//     is putting is InFlight then, never Present before the put is Ready.
+//  3. A lookup lends no memory, so a call blocked in the store may be
+//     abandoned at ctx's end; the driver states what an abandoned call
+//     still owns and why that is safe. An abandoned call still uses the
+//     store's client: Drain answers false while any lookup is inside the
+//     store, and Close is refused until none is.
+//  4. Lookup is safe for concurrent use with itself, Put, Get and Poll.
+type Looker interface {
+	Lookup(ctx context.Context, b LookupBatch, dst []Presence) ([]Presence, error)
+}
