@@ -110,6 +110,11 @@ func (cfg Config) check() (keys.Stem, error) {
 // (telemetry), not for calls of one's own into it.
 func (b *Backend) Driver() contract.Driver { return b.drv }
 
+// Key returns the store key the backend makes of a row's name (its key
+// prefix's stem): what a store's tools and memdrv's scenario hooks, which
+// take keys, need to name a row, e.g. driver.FailReads(b.Key(name)).
+func (b *Backend) Key(name []byte) (string, error) { return b.stem.Key(name) }
+
 // FromBlob is the Config a store file's [blob] section asks for: its key
 // prefix (the default when it leaves it out) and its caps. The other
 // fields are left for the caller to set.

@@ -243,7 +243,9 @@ func TestEveryStatusReachesTheOutcome(t *testing.T) {
 		// n1 absent: Miss
 		finish := store.BeginWrite(memKey(t, b, "n2")) // NotReady
 		store.Set(memKey(t, b, "n3"), object)
-		d.FailReads(memKey(t, b, "n3")) // Fault, which stops the fetch: n4 and n5 are Cancelled
+		n3, err := b.Key([]byte("n3")) // the hooks take keys; the backend names them
+		require.NoError(t, err)
+		d.FailReads(n3) // Fault, which stops the fetch: n4 and n5 are Cancelled
 		a, err := b.Fetch(rowsView(6), nil)
 		require.NoError(t, err)
 		out, err := a.Wait(t.Context())
