@@ -36,11 +36,29 @@ func (d *Driver) Drain(ctx context.Context) bool {
 	}
 
 	stopped := d.pool.Stop(ctx)
-	idle := d.awaitIdle(ctx)
+	idle := d.awaitIdle(ctx) && d.awaitLookups(ctx)
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.drained = stopped && idle && len(d.open) == 0 && len(d.unprovable) == 0
+	d.drained = stopped && idle && len(d.open) == 0 && len(d.unprovable) == 0 && d.lookupsInStore == 0
 	return d.drained
+}
+
+// awaitLookups waits within ctx until no lookup is inside the store.
+func (d *Driver) awaitLookups(ctx context.Context) bool {
+	for {
+		d.mu.Lock()
+		if d.lookupsInStore == 0 {
+			d.mu.Unlock()
+			return true
+		}
+		idle := d.lookupsIdle
+		d.mu.Unlock()
+		select {
+		case <-idle:
+		case <-ctx.Done():
+			return false
+		}
+	}
 }
 
 // awaitIdle waits within ctx until no callback is being delivered off a

@@ -46,6 +46,11 @@ type Driver struct {
 	draining   bool
 	drained    bool // the last Drain returned true
 	closed     bool
+	// lookupsInStore counts lookup probes inside the SDK now (abandoned
+	// ones included); lookupsIdle is closed and replaced when it drops
+	// to 0.
+	lookupsInStore int
+	lookupsIdle    chan struct{}
 }
 
 var _ contract.Driver = (*Driver)(nil)
@@ -63,15 +68,16 @@ func New(client mooncakesdk.Client, cfg Config) (*Driver, error) {
 		return nil, err
 	}
 	d := &Driver{
-		client:  client,
-		cfg:     cfg,
-		log:     cfg.Logger,
-		regions: make(map[contract.Registration]contract.SlotRegion),
-		leaving: make(map[contract.Registration]contract.SlotRegion),
-		open:    make(map[*operation]struct{}),
-		writing: make(map[uint64]struct{}),
-		seed:    maphash.MakeSeed(),
-		idle:    make(chan struct{}),
+		client:      client,
+		cfg:         cfg,
+		log:         cfg.Logger,
+		regions:     make(map[contract.Registration]contract.SlotRegion),
+		leaving:     make(map[contract.Registration]contract.SlotRegion),
+		open:        make(map[*operation]struct{}),
+		writing:     make(map[uint64]struct{}),
+		seed:        maphash.MakeSeed(),
+		idle:        make(chan struct{}),
+		lookupsIdle: make(chan struct{}),
 	}
 	d.pool, err = scheduler.New(cfg.Workers, d.run)
 	if err != nil {
@@ -233,6 +239,9 @@ func (d *Driver) Close() error {
 	case len(d.regions)+len(d.leaving) > 0:
 		d.mu.Unlock()
 		return fmt.Errorf("%w: mooncakedrv: close: %d registrations not revoked", contract.ErrDriverRejected, len(d.regions)+len(d.leaving))
+	case d.lookupsInStore > 0:
+		d.mu.Unlock()
+		return fmt.Errorf("%w: mooncakedrv: close: %d lookups still inside the store (no call may run on a destroyed client)", contract.ErrDriverRejected, d.lookupsInStore)
 	}
 	d.closed = true
 	d.mu.Unlock()

@@ -28,6 +28,12 @@ type Stats struct {
 	// KeysWriting is the number of keys a put of this driver is writing
 	// now.
 	KeysWriting int64
+	// Lookups counts lookups answered, LookupNames the names they asked;
+	// LookupsAbandoned those whose context ended while their call was
+	// inside the store (the names answered Unknown), LookupsRefused those
+	// answered Unknown at once because MaxLookupsInStore calls were
+	// inside it; LookupsInStore is the calls inside the store now.
+	Lookups, LookupNames, LookupsAbandoned, LookupsRefused, LookupsInStore int64
 }
 
 // Stats returns a snapshot of the driver's counters.
@@ -38,5 +44,6 @@ func (d *Driver) Stats() Stats {
 	s.OpsOpen = int64(len(d.open))
 	s.OpsUnprovable = int64(len(d.unprovable))
 	s.KeysWriting = int64(len(d.writing))
+	s.LookupsInStore = int64(d.lookupsInStore)
 	return s
 }

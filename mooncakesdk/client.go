@@ -111,6 +111,21 @@ type Client interface {
 	Destroy() error
 }
 
+// Sizer is an optional interface of a [Client], found by type assertion:
+// it asks the master for one object's size, which tells an object being
+// written from one that is absent — which BatchIsExist cannot (it
+// answers 0 for both).
+type Sizer interface {
+	// GetSize answers the size in bytes of the complete object under key;
+	// [ReplicaIsNotReady] (a *CallError) while a put of it is in flight
+	// (the master holds its metadata, no replica is readable yet);
+	// [ObjectNotFound] when no object has the key; another *CallError
+	// for any other answer. One RPC to the master a key (there is no
+	// batch form in the C ABI); like an exists-check, a hit grants the
+	// object a read lease.
+	GetSize(key string) (int64, error)
+}
+
 // Remover is an optional interface of a [Client], found by type
 // assertion: it removes one object. No store driver needs it (a driver
 // never removes what a lender published); tools do, to clean up after

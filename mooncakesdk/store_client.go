@@ -148,6 +148,22 @@ const (
 	healthMasterUnreachable = 2
 )
 
+// GetSize calls mooncake_store_get_size; see [Sizer].
+func (c *storeClient) GetSize(key string) (int64, error) {
+	if err := checkKey(0, key); err != nil {
+		return 0, err
+	}
+	if err := c.guard.Enter(); err != nil {
+		return 0, err
+	}
+	defer c.guard.Leave()
+	n := c.lib.fn.getSize(c.handle, key)
+	if n < 0 {
+		return 0, &CallError{Func: "mooncake_store_get_size", Code: Code(n)}
+	}
+	return n, nil
+}
+
 // Remove calls mooncake_store_remove; see [Remover].
 func (c *storeClient) Remove(key string, force bool) error {
 	if err := checkKey(0, key); err != nil {

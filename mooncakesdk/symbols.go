@@ -41,6 +41,7 @@ type storeFuncs struct {
 	batchPutFrom     func(store uintptr, keys []*byte, buffers []uintptr, sizes []uint64, count uint64, config uintptr, results []int32) int32
 	batchGetInto     func(store uintptr, keys []*byte, buffers []uintptr, sizes []uint64, count uint64, results []int64) int32
 	batchIsExist     func(store uintptr, keys []*byte, count uint64, results []int32) int32
+	getSize          func(store uintptr, key string) int64
 	getHostname      func(store uintptr, buf []byte, bufLen uint64) int32
 	registerBuffer   func(store uintptr, buffer uintptr, size uint64) int32
 	unregisterBuffer func(store uintptr, buffer uintptr) int32
@@ -57,6 +58,7 @@ func (f *storeFuncs) bindings() map[string]any {
 		"mooncake_store_batch_put_from":    &f.batchPutFrom,
 		"mooncake_store_batch_get_into":    &f.batchGetInto,
 		"mooncake_store_batch_is_exist":    &f.batchIsExist,
+		"mooncake_store_get_size":          &f.getSize,
 		"mooncake_store_get_hostname":      &f.getHostname,
 		"mooncake_store_register_buffer":   &f.registerBuffer,
 		"mooncake_store_unregister_buffer": &f.unregisterBuffer,
