@@ -57,6 +57,7 @@ type Driver struct {
 	closed     bool
 	wake       chan struct{} // closed and replaced when busy drops or an access ends
 	scene      scene
+	probes     probeScene // lookups
 }
 
 var _ contract.Driver = (*Driver)(nil)
@@ -259,6 +260,8 @@ func (d *Driver) Close() error {
 		return fmt.Errorf("%w: memdrv: close: no Drain has returned true (%s)", contract.ErrDriverRejected, closeFirst)
 	case len(d.regions) > 0:
 		return fmt.Errorf("%w: memdrv: close: %d registrations not revoked (%s)", contract.ErrDriverRejected, len(d.regions), closeFirst)
+	case d.probes.inside > 0:
+		return fmt.Errorf("%w: memdrv: close: %d lookups still inside the store", contract.ErrDriverRejected, d.probes.inside)
 	}
 	d.closed = true
 	return nil

@@ -48,6 +48,8 @@ func (o Options) capabilities() contract.Capabilities {
 		MultiSpan:    o.MultiSpan,
 		Hints:        o.Hints,
 		MaxRowsPerOp: max(o.MaxRowsPerOp, 0),
+		// Lookup tells a key being written from an absent one.
+		LookupInFlight: true,
 	}
 	if !c.Put && !c.Get {
 		c.Put, c.Get = true, true

@@ -234,6 +234,19 @@ func (s *Store) lookup(key string) ([]byte, contract.RowStatus) {
 	return e.data, contract.Ready
 }
 
+// presenceLocked says whether key holds a complete object (Ready), is
+// being written (NotReady) or is absent (Miss), without copying the key.
+func (s *Store) presenceLocked(key []byte) contract.RowStatus {
+	e, ok := s.entries[string(key)]
+	switch {
+	case !ok:
+		return contract.Miss
+	case e.w != nil:
+		return contract.NotReady
+	}
+	return contract.Ready
+}
+
 func clone(b []byte) []byte {
 	out := make([]byte, len(b))
 	copy(out, b)
