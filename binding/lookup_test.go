@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/memdrv"
 )
 
 // lookingDriver is the fake driver with a lookup: presence by key, every
@@ -211,4 +212,44 @@ func (c *countingLooker) Lookup(_ context.Context, b contract.LookupBatch, dst [
 		dst = append(dst, contract.Present)
 	}
 	return dst, nil
+}
+
+// Over memdrv: what a publish stored is Present, what another writer is
+// writing InFlight, the rest Absent; the bound is the layers' least
+// Present prefix.
+func TestLookupOverMemdrv(t *testing.T) {
+	l := newLender(t, 8, contract.Host)
+	store := memdrv.NewStore()
+	b, err := Open(t.Context(), Loan{Regions: l.Regions(), Hold: l}, memdrv.New(store, memdrv.Options{}), quietConfig)
+	require.NoError(t, err)
+	v := contract.View{}
+	for layer := range 2 {
+		g := contract.Group{}
+		for block := range 3 {
+			g.Slots = append(g.Slots, int32(layer*3+block))
+			g.Names = append(g.Names, fmt.Appendf(nil, "L%d-b%d", layer, block))
+		}
+		v.Groups = append(v.Groups, g)
+	}
+	res, err := b.Lookup(t.Context(), v, LookupOptions{})
+	require.NoError(t, err)
+	assert.Zero(t, res.Bound, "nothing stored yet")
+
+	stored := contract.View{Groups: []contract.Group{
+		{Slots: []int32{0, 1}, Names: v.Groups[0].Names[:2]},
+		{Region: 0, Slots: []int32{3}, Names: v.Groups[1].Names[:1]},
+	}}
+	a, err := b.Publish(stored, nil)
+	require.NoError(t, err)
+	<-a.Done()
+	key, err := b.Key(v.Groups[1].Names[1])
+	require.NoError(t, err)
+	finish := store.BeginWrite(key)
+	res, err = b.Lookup(t.Context(), v, LookupOptions{Every: true})
+	require.NoError(t, err)
+	P, A, I := contract.Present, contract.Absent, contract.InFlight
+	assert.Equal(t, []contract.Presence{P, P, A, P, I, A}, res.Rows)
+	assert.Equal(t, 1, res.Bound)
+	finish(nil)
+	require.NoError(t, b.Close(t.Context()))
 }
