@@ -121,6 +121,17 @@ func roundtripCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	return 0
 }
 
+// lookupLine prints what the lookups before the fetch found.
+func lookupLine(w io.Writer, l roundtrip.Lookup) {
+	switch {
+	case l.Err != nil:
+		fmt.Fprintf(w, "lookup   not asked: %v\n", l.Err)
+	case l.Views > 0:
+		fmt.Fprintf(w, "lookup   %d present of %d asked, bound %d (%d lookups in %.3f ms)\n",
+			l.Present, l.Asked, l.Bound, l.Views, float64(l.Elapsed.Microseconds())/1000)
+	}
+}
+
 func summary(w io.Writer, rep roundtrip.Report, ran bool) {
 	if rep.Memory.Bytes > 0 {
 		fmt.Fprintf(w, "memory   each lender: %v\n", rep.Memory)
@@ -129,6 +140,9 @@ func summary(w io.Writer, rep roundtrip.Report, ran bool) {
 		name string
 		ph   roundtrip.Phase
 	}{{"publish", rep.Publish}, {"fetch", rep.Fetch}} {
+		if p.name == "fetch" {
+			lookupLine(w, rep.Lookup)
+		}
 		fmt.Fprintf(w, "%-8s %s; %s in %.3f s, %.2f GB/s\n", p.name, statuses(p.ph.Rows), size(p.ph.Bytes), p.ph.Elapsed.Seconds(), p.ph.GBps())
 	}
 	if ran {

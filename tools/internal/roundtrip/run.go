@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/kvshare/kvshare/binding"
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/hostmem"
 	"github.com/kvshare/kvshare/tools/internal/runprefix"
@@ -34,6 +35,16 @@ func (p Phase) GBps() float64 {
 	return float64(p.Bytes) / p.Elapsed.Seconds() / 1e9
 }
 
+// Lookup is what the fetcher's lookups before the fetch found: the rows
+// asked about, those Present, the sum of each view's bound (the rows a
+// fetch could rely on), and how long the lookups took. Err is why they
+// could not run (a driver without a lookup), or nil.
+type Lookup struct {
+	Views, Asked, Present, Bound int
+	Elapsed                      time.Duration
+	Err                          error
+}
+
 // Report is what a round trip moved and found.
 type Report struct {
 	Config Config
@@ -42,6 +53,7 @@ type Report struct {
 	Store     string
 	KeyPrefix string
 	Publish   Phase
+	Lookup    Lookup
 	Fetch     Phase
 	// Mismatches counts fetched rows whose bytes differ from what was
 	// published; Undelivered rows a phase did not deliver.
@@ -115,6 +127,7 @@ func Run(ctx context.Context, cfg Config, progress Progress) (Report, error) {
 	})
 	rep.Publish.Rows = src.backend.Stats().Rows
 	if err == nil {
+		rep.Lookup = lookup(ctx, dst.backend, views)
 		rep.Fetch, err = move(ctx, "fetch", views, cfg.RowBytes, progress, func(v contract.View) (contract.Attempt, error) {
 			return dst.backend.Fetch(v, nil)
 		})
@@ -136,6 +149,32 @@ func Run(ctx context.Context, cfg Config, progress Progress) (Report, error) {
 	cerr := errors.Join(src.close(cctx), dst.close(cctx))
 	rep.Freed = cerr == nil
 	return rep, errors.Join(err, cerr)
+}
+
+// lookup asks the backend about every view before the fetch, as an
+// engine asks before lending memory.
+func lookup(ctx context.Context, b *binding.Backend, views []contract.View) Lookup {
+	var l Lookup
+	start := time.Now()
+	for _, v := range views {
+		res, err := b.Lookup(ctx, v, binding.LookupOptions{})
+		if err != nil {
+			l.Err = err
+			break
+		}
+		l.Views++
+		l.Bound += res.Bound
+		for _, p := range res.Rows {
+			if p != contract.Unknown {
+				l.Asked++
+			}
+			if p == contract.Present {
+				l.Present++
+			}
+		}
+	}
+	l.Elapsed = time.Since(start)
+	return l
 }
 
 // views cuts the rows into views of cfg.ViewRows rows; a row's name is
