@@ -206,19 +206,47 @@ func (a *arena) stray(skip ...contract.Span) (int64, bool) {
 
 // payload returns n bytes of data that depend on key, so that two keys'
 // objects never match by accident and neither matches the canary.
+//
+// Byte i is the low byte of step i+1 of a xorshift generator seeded by
+// the key's hash. The bytes are made eight at a time into words, laid
+// out in memory in step order: the suite runs under the race detector,
+// which watches every store, and a word is one store where eight bytes
+// are eight.
 func payload(key string, n int) []byte {
 	h := fnv.New64a()
 	h.Write([]byte(key))
 	x := h.Sum64() | 1
-	out := make([]byte, n)
-	for i := range out {
-		x ^= x << 13
-		x ^= x >> 7
-		x ^= x << 17
-		out[i] = byte(x)
+	if n == 0 {
+		return []byte{}
 	}
-	return out
+	words := make([]uint64, (n+7)/8)
+	for j := range words {
+		var w uint64
+		for k := range 8 {
+			x ^= x << 13
+			x ^= x >> 7
+			x ^= x << 17
+			w |= (x & 0xff) << byteShift[k]
+		}
+		words[j] = w
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), n)
 }
+
+// byteShift is, for each byte of a word in memory order, the shift that
+// puts a byte there: 0, 8, … on a little-endian machine, 56, 48, … on a
+// big-endian one.
+var byteShift = func() (s [8]uint) {
+	one := uint64(1)
+	little := *(*byte)(unsafe.Pointer(&one)) == 1
+	for k := range s {
+		s[k] = uint(8 * k)
+		if !little {
+			s[k] = uint(56 - 8*k)
+		}
+	}
+	return s
+}()
 
 // firstDiff returns the first offset at which got and want differ, and
 // false if they are equal.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/kvshare/kvshare/contract"
 )
@@ -43,15 +44,16 @@ func runCheck(r reporter, rs *runState, c check) {
 // teardown drains the driver, revokes what is registered, closes the
 // driver and frees memory, each only when the step before allows it.
 type bench struct {
-	r    reporter
-	h    *Harness
-	run  *runState
-	name string    // the check's name, with "/put" or "/get" for a direction's sub-check
-	dir  Direction // the sub-check's direction, or 0
-	keys suiteKeys // the key maker of every batch the check builds
-	sub  *Subject
-	d    contract.Driver
-	caps contract.Capabilities
+	r     reporter
+	h     *Harness
+	run   *runState
+	name  string    // the check's name, with "/put" or "/get" for a direction's sub-check
+	dir   Direction // the sub-check's direction, or 0
+	keys  suiteKeys // the key maker of every batch the check builds
+	names *nameBook // the names lent to the check's operations
+	sub   *Subject
+	d     contract.Driver
+	caps  contract.Capabilities
 
 	// pollMu serialises every Poll the suite makes of the check's
 	// operations, from its goroutine or inside onChange, with what it does
@@ -81,6 +83,10 @@ type bench struct {
 	puts     []*putSeal // put rows whose objects are watched since their access ended
 	freeable []*arena   // arenas the teardown found free, unmapped at the end of the run
 	snapping bool       // snapshotPuts is reading objects: no snapshot inside
+
+	drains      int    // Drain calls made
+	falseDrains int    // Drains that answered false, for the probes' names
+	spare       *arena // a registered region no operation uses, for the probes after a false Drain
 }
 
 func newBench(r reporter, rs *runState, name string, dir Direction) *bench {
@@ -88,7 +94,8 @@ func newBench(r reporter, rs *runState, name string, dir Direction) *bench {
 	o := rs.outcomeFor(name)
 	r = tracker{reporter: r, o: o}
 	h := rs.h
-	b := &bench{r: r, h: h, run: rs, name: name, dir: dir, keys: suiteKeys{prefix: h.KeyPrefix}}
+	names := &nameBook{}
+	b := &bench{r: r, h: h, run: rs, name: name, dir: dir, keys: suiteKeys{prefix: h.KeyPrefix, book: names}, names: names}
 	rs.add(b)
 	sub, err := h.New()
 	if err != nil {
@@ -166,11 +173,16 @@ func (b *bench) call(what string, f func()) (ok bool, panicked any) {
 }
 
 // checkpoint runs after every driver call that returned: it reports
-// memory watched since an access end that changed since (see seal), and
-// what onChange calls found and could not report themselves.
+// memory watched since an access end that changed since (see seal), a
+// name handed to the key maker after its operation's access ended (see
+// nameBook), and what onChange calls found and could not report
+// themselves.
 func (b *bench) checkpoint() {
 	b.r.Helper()
 	for _, f := range b.memoryFindings() {
+		b.r.Errorf("%s", f)
+	}
+	for _, f := range b.names.findings() {
 		b.r.Errorf("%s", f)
 	}
 	for _, w := range b.watches {
@@ -196,12 +208,12 @@ func (b *bench) within(f func()) (ok bool, panicked any) {
 		returned = true
 		result <- nil
 	}()
-	ctx, cancel := b.bound()
-	defer cancel()
+	t := time.NewTimer(b.h.Wait)
+	defer t.Stop()
 	select {
 	case p := <-result:
 		return true, p
-	case <-ctx.Done():
+	case <-t.C:
 		return false, nil
 	}
 }

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -107,8 +108,9 @@ func checkDrainWaitsForCallback(b *bench) {
 }
 
 // checkNoCallbackAfterDrain goes on calling the driver after a Drain
-// returned true; the teardown reports every onChange call that came
-// after it.
+// returned true, Cancel of every operation included; the teardown (which
+// cancels every operation once more after its own true Drain) reports
+// every onChange call that came after it.
 func checkNoCallbackAfterDrain(b *bench) {
 	m := b.twoRows("before-drain")
 	w := b.admit(b.dir, m.batch, nil, nil)
@@ -118,8 +120,45 @@ func checkNoCallbackAfterDrain(b *bench) {
 	}
 	for range 2 {
 		w.poll()
+		b.cancelAll()
 		b.drain(false)
 	}
+}
+
+// cancelAll cancels every operation the check admitted, in one bounded
+// call, as an owner tearing down may: after a Drain that returned true
+// no Cancel may call back.
+func (b *bench) cancelAll() {
+	b.r.Helper()
+	var panicked []string
+	if len(b.watches) == 0 || b.hung {
+		return
+	}
+	ok, _ := b.within(func() {
+		for _, w := range b.watches {
+			if op := w.operation(); op != nil {
+				if p := cancelOf(op); p != nil {
+					panicked = append(panicked, fmt.Sprintf("%s: Cancel panicked: %v", w.label, p))
+				}
+			}
+		}
+	})
+	if !ok {
+		b.hung = true
+		b.r.Errorf("Cancel of every operation did not return within %v", b.h.Wait)
+		return // the calls may run on: what they set is not read
+	}
+	b.checkpoint()
+	for _, f := range panicked {
+		b.r.Errorf("%s", f)
+	}
+}
+
+// cancelOf cancels op and returns what Cancel panicked with, or nil.
+func cancelOf(op contract.Operation) (panicked any) {
+	defer func() { panicked = recover() }()
+	op.Cancel()
+	return nil
 }
 
 func checkAccessAfterResults(b *bench) {

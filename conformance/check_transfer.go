@@ -47,6 +47,31 @@ func (b *bench) rows(dir Direction, a *arena, slots []int, tag string, stage boo
 	return m
 }
 
+// needObjects skips a get's check when the suite cannot put objects in
+// the store for it to read.
+func (b *bench) needObjects() {
+	b.r.Helper()
+	if b.dir == GetDir && !b.canStage() {
+		b.skip(skipHook, "the check needs objects in the store: the driver does not put and the harness has no Seed hook")
+	}
+}
+
+// seeded builds, as rows does, a batch over the given slots of a, rows
+// named tag-i, but for a get stores each object through the Seed hook
+// when the harness has one (a put of the driver otherwise): for checks
+// whose point is not the round trip.
+func (b *bench) seeded(dir Direction, a *arena, slots []int, tag string) moving {
+	b.r.Helper()
+	if dir == PutDir || b.sub.Seed == nil {
+		return b.rows(dir, a, slots, tag, b.canStage())
+	}
+	m := b.rows(dir, a, slots, tag, false)
+	for i, r := range m.batch.Rows {
+		b.seed(b.keyOf(string(r.Name)), m.data[i])
+	}
+	return m
+}
+
 // spans returns every span of the batch.
 func (m moving) spans() []contract.Span {
 	var out []contract.Span

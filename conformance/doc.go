@@ -24,9 +24,10 @@
 //   - A broken driver fails rather than hangs: every wait, driver call
 //     and hook call is bounded by Harness.Wait, and the suite never sleeps
 //     and then asserts.
-//   - Every snapshot, every onChange and every Drain that answers true is
-//     held to the rules, and memory is watched after its access ended, so
-//     a late write or a late callback shows.
+//   - Every snapshot, every onChange and every Drain is held to the
+//     rules (after a false one, Put and Get must be refused), and memory
+//     and the names lent are watched after their access ended, so a late
+//     write, a late callback or a name read late shows.
 //   - The suite never frees memory an admitted operation may still touch:
 //     memory whose release it cannot justify stays mapped for the life of
 //     the process, and the check says which and why.

@@ -117,6 +117,14 @@ type Subject struct {
 	// released.
 	Hold func(dir Direction) Gate
 
+	// HoldKeys makes every row in dir whose key is one of keys, from now
+	// on, block inside the store call as Hold does, until the gate is
+	// released; the rows of other keys run on. Where the driver cannot
+	// run a row while a held one blocks (one store call carries both, or
+	// every worker is blocked at a gate), that row is held too, and the
+	// gate's Holding says so.
+	HoldKeys func(dir Direction, keys ...string) KeyGate
+
 	// Crash makes every later store call in dir crash (a panic inside
 	// the driver's worker, a lost connection): the driver must turn it
 	// into row Faults and still end or give up access.
@@ -155,6 +163,17 @@ type Gate interface {
 	// Release unblocks every blocked row and stops holding. It is
 	// idempotent.
 	Release()
+}
+
+// KeyGate is a hold on the rows of some keys (see [Subject.HoldKeys]).
+type KeyGate interface {
+	Gate
+	// Holding reports whether the gate keeps the row of key from ending
+	// now: the row is blocked at it, or rides on a store call blocked at
+	// it (a driver whose one call carries several rows), or waits for a
+	// worker while every worker is blocked at a gate. A harness that
+	// cannot tell answers false for a row it did not hold.
+	Holding(key string) bool
 }
 
 // Run runs the conformance checks against drivers the harness builds,

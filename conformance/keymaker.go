@@ -23,10 +23,17 @@ import (
 // It has every property [contract.KeyMaker] asks: deterministic;
 // injective (the fill is '~', which the name's part never holds, so
 // stripping it and undoing the escapes gives the name back); safe for
-// concurrent use (a value that is only read); no allocation beyond
-// growing dst; no NUL byte as long as the prefix has none, which Run
-// checks; and an exact KeyLen.
-type suiteKeys struct{ prefix string }
+// concurrent use (the prefix is only read, the book is locked); no
+// allocation beyond growing dst; no NUL byte as long as the prefix has
+// none, which Run checks; and an exact KeyLen.
+//
+// With a book, AppendKey also reports a name the check lent an operation
+// whose access it saw end (see nameBook), and reads the name under the
+// book's lock.
+type suiteKeys struct {
+	prefix string
+	book   *nameBook // the names the check lent, or nil
+}
 
 var _ contract.KeyMaker = suiteKeys{}
 
@@ -48,6 +55,11 @@ func (k suiteKeys) KeyLen(nameLen int) int {
 // AppendKey appends the key of name to dst, or nothing when name has no
 // key.
 func (k suiteKeys) AppendKey(dst, name []byte) []byte {
+	if k.book != nil {
+		k.book.mu.Lock()
+		defer k.book.mu.Unlock()
+		k.book.lookLocked(name)
+	}
 	n := k.KeyLen(len(name))
 	if n == 0 {
 		return dst

@@ -22,6 +22,7 @@ func memSubject(drv contract.Driver, d *memdrv.Driver, s *memdrv.Store) *Subject
 		Writing:        s.BeginWrite,
 		Full:           func() { s.SetCapacity(max(s.Bytes(), 1)) },
 		Hold:           func(dir Direction) Gate { return d.Hold(dir) },
+		HoldKeys:       func(dir Direction, keys ...string) KeyGate { return d.HoldKeys(dir, keys...) },
 		Crash:          d.Crash,
 		FailReads:      d.FailReads,
 		UnprovableGets: d.UnprovableGets,

@@ -52,9 +52,10 @@ type putSeal struct {
 }
 
 // sealOp seals every span of an operation whose access was just first
-// seen Ended, and records each put row whose object to watch. It may run
-// on any goroutine (an onChange call polls too); the objects a put row's
-// key held then are read later, on the check's goroutine (see
+// seen Ended, records each put row whose object to watch, and writes a
+// fresh pattern over the names the operation was lent (see nameBook). It
+// may run on any goroutine (an onChange call polls too); the objects a
+// put row's key held then are read later, on the check's goroutine (see
 // snapshotPuts).
 func (b *bench) sealOp(w *watch, st contract.OpState) {
 	b.run.event()
@@ -79,8 +80,9 @@ func (b *bench) sealOp(w *watch, st contract.OpState) {
 			continue
 		}
 		ready := i < len(st.Rows) && st.Rows[i] == contract.Ready
-		b.puts = append(b.puts, &putSeal{w: w, row: i, key: w.batch.Key(i), mark: marks, ready: ready})
+		b.puts = append(b.puts, &putSeal{w: w, row: i, key: b.keyOf(w.names[i]), mark: marks, ready: ready})
 	}
+	b.names.retire(w.lent, b.run.nextMark())
 }
 
 // snapshotPuts reads, with the Object hook, what the key of each put row

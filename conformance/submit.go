@@ -14,7 +14,9 @@ import (
 // reported). prep, if not nil, sees the watch before the driver does.
 func (b *bench) submit(dir Direction, batch contract.RowBatch, hint contract.Hint, prep func(*watch)) (*watch, error) {
 	b.r.Helper()
-	w := newWatch(b, dir, batch, describe(dir, batch, b.rowName("")))
+	lent, names := lendNames(batch)
+	w := newWatch(b, dir, lent, describe(dir, batch, b.rowName("")))
+	w.lent, names.w = names, w
 	if prep != nil {
 		prep(w)
 	}
@@ -29,9 +31,9 @@ func (b *bench) submit(dir Direction, batch contract.RowBatch, hint contract.Hin
 	b.watches = append(b.watches, w) // until the driver certifies otherwise
 	_, p := b.call(w.label+": "+name, func() {
 		if dir == PutDir {
-			op, err = b.d.Put(batch, w.onChange)
+			op, err = b.d.Put(lent, w.onChange)
 		} else {
-			op, err = b.d.Get(batch, hint, w.onChange)
+			op, err = b.d.Get(lent, hint, w.onChange)
 		}
 	})
 	switch {
@@ -108,9 +110,13 @@ func (b *bench) drain(now bool) bool {
 }
 
 // drainWithin calls Drain with ctx and returns its answer. A true answer
-// is held to rule 2 for every operation (see watch.afterTrueDrain).
+// is held to rule 2 for every operation (see watch.afterTrueDrain); a
+// false one is followed by a put and a get that must be refused (see
+// refuseAfterFalseDrain).
 func (b *bench) drainWithin(ctx context.Context) bool {
 	b.r.Helper()
+	b.spareBeforeDrain()
+	b.drains++
 	var ok bool
 	done, p := b.call("Drain", func() { ok = b.d.Drain(ctx) })
 	switch {
@@ -119,15 +125,16 @@ func (b *bench) drainWithin(ctx context.Context) bool {
 	case p != nil:
 		b.r.Errorf("Drain panicked: %v", p)
 		return false
+	case !ok:
+		b.refuseAfterFalseDrain()
+		return false
 	}
-	if ok {
-		b.drainedTrue.Store(true)
-		b.run.event()
-		for _, w := range b.watches {
-			w.afterTrueDrain()
-		}
+	b.drainedTrue.Store(true)
+	b.run.event()
+	for _, w := range b.watches {
+		w.afterTrueDrain()
 	}
-	return ok
+	return true
 }
 
 // drainEnding calls Drain with a context that has Wait left and ends the

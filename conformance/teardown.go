@@ -6,10 +6,11 @@ import (
 	"github.com/kvshare/kvshare/contract"
 )
 
-// teardown drains, revokes and closes, each only on proof; looks one last
-// time, within the check, at the memory and objects watched since their
-// operations' access ended; and decides which memory the end of the run
-// may unmap.
+// teardown drains, revokes and closes, each only on proof (after a
+// Drain that returned true it cancels every operation, which must not
+// call back); looks one last time, within the check, at the memory,
+// names and objects watched since their operations' access ended; and
+// decides which memory the end of the run may unmap.
 func (b *bench) teardown() {
 	b.soft = true
 	for i := len(b.undo) - 1; i >= 0; i-- {
@@ -43,6 +44,9 @@ func (b *bench) teardown() {
 	drained := false
 	if !b.hung && !b.closed {
 		drained = b.drain(false)
+	}
+	if drained {
+		b.cancelAll() // no callback may follow, Cancel's included
 	}
 	for _, l := range b.lendings {
 		if !l.revoked && !b.hung {
@@ -85,11 +89,11 @@ func (b *bench) teardown() {
 
 // lateFindings returns what the suite finds only after the fact, and has
 // not reported yet: memory watched since an access end that changed,
-// onChange calls after a Drain that returned true, and what onChange
-// calls found. The teardown reports them within the check, and the end
+// names handed to the key maker after their access ended, onChange calls
+// after a Drain that returned true, and what onChange calls found. The teardown reports them within the check, and the end
 // of the run once more, for whatever came after the check ended.
 func (b *bench) lateFindings() []string {
-	out := b.memoryFindings()
+	out := append(b.memoryFindings(), b.names.findings()...)
 	for _, w := range b.watches {
 		out = append(out, w.findings()...)
 		out = append(out, w.lateFindings()...)

@@ -143,7 +143,7 @@ func statusList(list []contract.RowStatus) string {
 // row names row i of the batch for messages: `name "obj-0"`, the name
 // shown without the check's common part (see describe).
 func (w *watch) row(i int) string {
-	return fmt.Sprintf("name %q", strings.TrimPrefix(string(w.batch.Rows[i].Name), w.b.name+"/"))
+	return fmt.Sprintf("name %q", strings.TrimPrefix(w.names[i], w.b.name+"/"))
 }
 
 // describe names a batch for messages: `put of 2 rows (names "a", "b")`,

@@ -35,7 +35,9 @@ import (
 type watch struct {
 	b     *bench
 	dir   Direction
-	batch contract.RowBatch
+	batch contract.RowBatch // as the driver was handed it: its names lent (see nameBook)
+	names []string          // the rows' names, the suite's own copy, for findings and keys
+	lent  *lentNames        // the buffer the batch's names were lent in
 	label string
 	// beforeDrain: submitted before any Drain returned true, so every
 	// onChange call of it must come before that Drain returned.
@@ -70,10 +72,15 @@ type watch struct {
 }
 
 func newWatch(b *bench, dir Direction, batch contract.RowBatch, label string) *watch {
+	names := make([]string, len(batch.Rows))
+	for i, r := range batch.Rows {
+		names[i] = string(r.Name)
+	}
 	return &watch{
 		b:        b,
 		dir:      dir,
 		batch:    batch,
+		names:    names,
 		label:    label,
 		notify:   make(chan struct{}, 1),
 		bufs:     [2][]contract.RowStatus{make([]contract.RowStatus, 0, len(batch.Rows)), make([]contract.RowStatus, 0, len(batch.Rows))},
@@ -190,20 +197,26 @@ func (w *watch) poll() contract.OpState {
 
 // absorb holds a snapshot to the rules, records it as the latest and,
 // when it is the first to show access Ended, seals the operation's
-// memory. The caller holds the bench's poll lock, so snapshots are taken
-// in the order Poll returned them, and no other Poll of the check runs
-// before the seal.
+// memory and names first. The caller holds the bench's poll lock, so
+// snapshots are taken in the order Poll returned them, and no other Poll
+// of the check runs before the seal; and the first snapshot to show the
+// end becomes the latest only once the seal is done, so that a wait that
+// takes the latest snapshot (see wait) returns only after it.
 func (w *watch) absorb(st contract.OpState, dst []contract.RowStatus, own bool) {
-	if w.take(st, dst, own) {
+	if last, firstEnd := w.take(st, dst, own); firstEnd {
 		w.b.sealOp(w, st)
+		w.mu.Lock()
+		w.last = last
+		w.mu.Unlock()
 	}
 }
 
 // take holds a snapshot to the rules and records it as the latest. dst
 // is the buffer a poll of the check's goroutine (own) gave Poll. It
 // reports whether this is the first snapshot to show access Ended, so
-// that the caller seals the operation's memory.
-func (w *watch) take(st contract.OpState, dst []contract.RowStatus, own bool) (firstEnd bool) {
+// that the caller seals the operation's memory; that snapshot it returns
+// instead of recording it, for the caller to record once sealed.
+func (w *watch) take(st contract.OpState, dst []contract.RowStatus, own bool) (last contract.OpState, firstEnd bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	before := w.left
@@ -216,8 +229,12 @@ func (w *watch) take(st contract.OpState, dst []contract.RowStatus, own bool) (f
 		w.lastRaw = st.Rows
 		w.lastOwn = slices.Clone(st.Rows)
 	}
-	w.last = contract.OpState{Rows: slices.Clone(st.Rows), Access: st.Access}
-	return before == contract.Open && w.left == contract.Ended && !w.doubt
+	last = contract.OpState{Rows: slices.Clone(st.Rows), Access: st.Access}
+	firstEnd = before == contract.Open && w.left == contract.Ended && !w.doubt
+	if !firstEnd {
+		w.last = last
+	}
+	return last, firstEnd
 }
 
 // latest returns the latest snapshot.

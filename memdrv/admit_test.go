@@ -199,16 +199,16 @@ func TestCapabilities(t *testing.T) {
 		opts memdrv.Options
 		want contract.Capabilities
 	}{
-		{"defaults", memdrv.Options{}, contract.Capabilities{Put: true, Get: true, Cancel: true, AbsentIsMiss: true}},
-		{"put only", memdrv.Options{Put: true}, contract.Capabilities{Put: true, Cancel: true, AbsentIsMiss: true}},
-		{"get only, no cancel", memdrv.Options{Get: true, NoCancel: true}, contract.Capabilities{Get: true, AbsentIsMiss: true}},
+		{"defaults", memdrv.Options{}, contract.Capabilities{Put: true, Get: true, Cancel: true, AbsentIsMiss: true, LookupInFlight: true}},
+		{"put only", memdrv.Options{Put: true}, contract.Capabilities{Put: true, Cancel: true, AbsentIsMiss: true, LookupInFlight: true}},
+		{"get only, no cancel", memdrv.Options{Get: true, NoCancel: true}, contract.Capabilities{Get: true, AbsentIsMiss: true, LookupInFlight: true}},
 		{
 			"everything",
 			memdrv.Options{DeviceMemory: true, Hints: true, MultiSpan: true, MaxRowsPerOp: 7},
-			contract.Capabilities{Put: true, Get: true, Cancel: true, AbsentIsMiss: true, DeviceMemory: true, MultiSpan: true, Hints: true, MaxRowsPerOp: 7},
+			contract.Capabilities{Put: true, Get: true, Cancel: true, AbsentIsMiss: true, DeviceMemory: true, MultiSpan: true, Hints: true, MaxRowsPerOp: 7, LookupInFlight: true},
 		},
-		{"negative cap", memdrv.Options{MaxRowsPerOp: -1}, contract.Capabilities{Put: true, Get: true, Cancel: true, AbsentIsMiss: true}},
-		{"no AbsentIsMiss", memdrv.Options{NoAbsentIsMiss: true}, contract.Capabilities{Put: true, Get: true, Cancel: true}},
+		{"negative cap", memdrv.Options{MaxRowsPerOp: -1}, contract.Capabilities{Put: true, Get: true, Cancel: true, AbsentIsMiss: true, LookupInFlight: true}},
+		{"no AbsentIsMiss", memdrv.Options{NoAbsentIsMiss: true}, contract.Capabilities{Put: true, Get: true, Cancel: true, LookupInFlight: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

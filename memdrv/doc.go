@@ -39,11 +39,11 @@
 //     memdrv registration covers ([ErrMemoryLent]), so memory an unprovable
 //     operation pins stays mapped for the life of the process.
 //
-// The scenario hooks, on *Driver: [Driver.Hold], [Driver.Crash],
-// [Driver.FailReads], [Driver.UnprovableGets], [Driver.Pause],
-// [Driver.CompleteAfterCancel], [Driver.FailNextRegister] and
-// [TogetherDriver.FailNextRegistration]; on the Store, [Store.BeginWrite],
-// [Store.SetCapacity] and [Store.SetFull].
+// The scenario hooks, on *Driver: [Driver.Hold], [Driver.HoldKeys],
+// [Driver.Crash], [Driver.FailReads], [Driver.UnprovableGets],
+// [Driver.Pause], [Driver.CompleteAfterCancel], [Driver.FailNextRegister]
+// and [TogetherDriver.FailNextRegistration]; on the Store,
+// [Store.BeginWrite], [Store.SetCapacity] and [Store.SetFull].
 //
 // It refuses Put, Get and registrations after Drain or Close; rows in
 // undeclared directions; hints without Hints; more rows than MaxRowsPerOp;

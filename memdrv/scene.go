@@ -1,6 +1,7 @@
 package memdrv
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/kvshare/kvshare/contract"
@@ -8,8 +9,10 @@ import (
 
 // scene is the state of the scenario hooks, guarded by the driver's lock.
 type scene struct {
-	gates          [3]*Gate // by Direction
-	crash          [3]bool  // by Direction
+	gates          [3]*Gate   // by Direction
+	keyGates       [3][]*Gate // by Direction: the gates of HoldKeys not yet released
+	atGates        int        // workers blocked at a gate now
+	crash          [3]bool    // by Direction
 	failReads      map[string]struct{}
 	unprovableGets map[string]struct{}
 	paused         int
@@ -48,11 +51,63 @@ func (d *Driver) sceneFor(dir Direction, key string) sceneRow {
 // PutDir or GetDir.
 func (d *Driver) Hold(dir Direction) *Gate {
 	mustBeValid(dir)
-	g := &Gate{d: d, dir: dir, arrived: make(chan struct{}), released: make(chan struct{})}
+	g := newGate(d, dir, nil)
 	d.mu.Lock()
 	d.scene.gates[dir] = g
 	d.mu.Unlock()
 	return g
+}
+
+// HoldKeys makes every row in dir of one of keys (store keys, as the
+// batch's key maker builds them from the rows' names) that a worker takes
+// from now on block at the store call, as [Driver.Hold] does, until the
+// gate is released; rows of other keys run on. A row of one of its keys
+// blocks at this gate, not at a gate of Hold; of two HoldKeys gates
+// naming its key, at the older. [Gate.Holding] says which rows the gate
+// keeps from ending: the rows blocked at it, and, while every worker is
+// blocked at a gate, the rows that wait for one. It panics if dir is not
+// PutDir or GetDir.
+func (d *Driver) HoldKeys(dir Direction, keys ...string) *Gate {
+	mustBeValid(dir)
+	g := newGate(d, dir, keys)
+	d.mu.Lock()
+	d.scene.keyGates[dir] = append(d.scene.keyGates[dir], g)
+	d.mu.Unlock()
+	return g
+}
+
+// gateForLocked returns the gate a row of key in dir taken now blocks
+// at, or nil: the oldest gate of HoldKeys naming key, else the gate of
+// Hold. The caller holds d.mu.
+func (d *Driver) gateForLocked(dir Direction, key string) *Gate {
+	for _, g := range d.scene.keyGates[dir] {
+		if _, ok := g.keys[key]; ok {
+			return g
+		}
+	}
+	return d.scene.gates[dir]
+}
+
+// dropGateLocked stops g from holding rows taken from now on. The caller
+// holds the driver's lock.
+func (sc *scene) dropGateLocked(g *Gate) {
+	if sc.gates[g.dir] == g {
+		sc.gates[g.dir] = nil
+	}
+	if i := slices.Index(sc.keyGates[g.dir], g); i >= 0 {
+		sc.keyGates[g.dir] = slices.Delete(sc.keyGates[g.dir], i, i+1)
+	}
+}
+
+// queuedLocked reports whether a row of key waits in the queue, pending
+// and not taken. The caller holds d.mu.
+func (d *Driver) queuedLocked(key string) bool {
+	for _, t := range d.queue[d.head:] {
+		if t.op.rows[t.row] == contract.Pending && !t.op.taken[t.row] && t.op.keys[t.row] == key {
+			return true
+		}
+	}
+	return false
 }
 
 // Crash makes every store call in dir from now on panic inside the

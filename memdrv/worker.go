@@ -12,7 +12,7 @@ type task struct {
 	row int
 
 	// Set when a worker takes the row.
-	gate     *Gate // the gate the row blocks on, if its direction is held
+	gate     *Gate // the gate the row blocks on, if its direction or key is held
 	notReady bool  // a put of this driver is writing the key now
 	marked   bool  // this row marked its key in Driver.writing
 	rowEnd   func(RowEnd) contract.RowStatus
@@ -66,7 +66,7 @@ func (d *Driver) takeLocked() (task, bool) {
 		}
 		t.op.taken[t.row] = true
 		d.busy++
-		t.gate = d.scene.gates[t.op.dir]
+		t.gate = d.gateForLocked(t.op.dir, t.op.keys[t.row])
 		t.rowEnd = d.scene.rowEnd
 		if t.op.dir == PutDir {
 			key := t.op.keys[t.row]
@@ -127,7 +127,7 @@ func (d *Driver) execute(t task, row contract.Row, key string) (end rowEnd) {
 			end = rowEnd{status: contract.Fault, crashed: true}
 		}
 	}()
-	if t.gate != nil && !t.gate.pass(t.op) {
+	if t.gate != nil && !t.gate.pass(t.op, key) {
 		return rowEnd{status: contract.Cancelled}
 	}
 	sc := d.sceneFor(t.op.dir, key)

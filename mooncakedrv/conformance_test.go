@@ -13,8 +13,9 @@ import (
 )
 
 // fakeSubject is the driver over a fresh fake store, with every hook the
-// suite offers: the store's through the fake's faults, Pause through the
-// driver's worker pool (parts stay queued, cancellable).
+// suite offers: the store's through the fake's faults and key holds,
+// Pause through the driver's worker pool (parts stay queued,
+// cancellable).
 func fakeSubject(cfg Config) func() (*conformance.Subject, error) {
 	return func() (*conformance.Subject, error) {
 		store := fakesdk.New(fakesdk.Options{TransferTimeout: -1})
@@ -34,6 +35,16 @@ func fakeSubject(cfg Config) func() (*conformance.Subject, error) {
 			Hold: func(dir conformance.Direction) conformance.Gate {
 				g := fakesdk.NewGate()
 				mustScript(store, fakesdk.Fault{Op: opOf(dir), Hold: g})
+				return fakeGate{g}
+			},
+			// A part's SDK call carries every row of the part, so holding
+			// the call of one key holds its other rows too: the gate says
+			// which keys its held calls carry.
+			HoldKeys: func(dir conformance.Direction, keys ...string) conformance.KeyGate {
+				g, err := store.HoldKeys(opOf(dir), keys...)
+				if err != nil {
+					panic(err) // the suite names keys, in one direction
+				}
 				return fakeGate{g}
 			},
 			Crash: func(dir conformance.Direction) { mustScript(store, fakesdk.Fault{Op: opOf(dir), Panic: true}) },
@@ -79,6 +90,8 @@ func (f fakeGate) Held(ctx context.Context) error {
 
 func (f fakeGate) Release() { f.g.Open() }
 
+func (f fakeGate) Holding(key string) bool { return f.g.Holding(key) }
+
 // otherWriter stages another client's put of key, one slot of
 // suiteSlotBytes, held after it claimed the key: the key is in flight (a
 // get answers -703, a put 0 with the exists-check 0) until finish.
@@ -119,6 +132,9 @@ func TestConformanceOverTheFake(t *testing.T) {
 		"defaults":          {},
 		"one worker":        {Workers: 1},
 		"parts of two rows": {RowsPerCall: 2, BytesPerCall: 3 * suiteSlotBytes},
+		// Every row a call of its own: held-sibling fails one row while
+		// the call of the other is held.
+		"a row a call": {RowsPerCall: 1},
 	} {
 		t.Run(name, func(t *testing.T) {
 			conformance.Run(t, conformance.Harness{New: fakeSubject(cfg), SlotBytes: suiteSlotBytes})

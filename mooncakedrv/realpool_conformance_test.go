@@ -19,7 +19,9 @@ import (
 //   - Full when full is not nil (a pool of its own, filled by raw).
 //
 // The others stay nil, and the checks that need them skip, saying so:
-// Writing (a real store holds another writer's key only until
+// HoldKeys (suiteClient holds every call of a direction, not the calls
+// of chosen keys; held-sibling runs over the fake), Writing (a real
+// store holds another writer's key only until
 // put_start_discard_timeout_sec, and only a writer frozen mid-transfer
 // holds it at all: TestRealOvertakenPut stages that), Crash and FailReads
 // (a real store cannot be made to crash or fail one call, or the reads of

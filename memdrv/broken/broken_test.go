@@ -133,6 +133,8 @@ func TestRules(t *testing.T) {
 		broken.DrainTrueUnprovableWithTime, broken.AdmitsAfterFalseDrain, broken.CloseAfterFalseDrain,
 		broken.RowsReversed, broken.SecondPutReady, broken.LateOnChangeAfterDrain,
 		broken.DrainCallbackUnderLock, broken.DeviceRefused,
+		broken.UnregisterFirstRowOnly, broken.AdmitsAfterDrainDeadline, broken.EndsAtFirstFault,
+		broken.NamesAfterEnd, broken.CancelCallsBack,
 	), all, "every rule, in the agreed order")
 	seen := map[broken.Rule]bool{}
 	for _, r := range all {

@@ -255,11 +255,11 @@ var deviations = map[broken.Rule]func(label string) bool{
 		return strings.HasSuffix(l, "/callbacks") || l == "callback-drain/drain" || l == "callback-drain/close"
 	},
 	broken.OnChangeAfterDrain:      is("teardown/late-callbacks"),
-	broken.AccessEndsBeforeResults: is("held/access", "cancel-running/access"),
+	broken.AccessEndsBeforeResults: is("held/access", "cancel-running/access", "sibling-fault/access"),
 	broken.ResultsChangeAfterFinal: is("put/rows-again", "get-exact/rows-again", "after-end-get/rows-again", "after-end-put/rows-again"),
-	broken.UnregisterWhileBusy:     is("held/unregister", "unprovable/unregister", "queued-unregister/unregister"),
-	broken.DrainTrueWhileLive:      is("held/drain"),
-	broken.UnwrappedError:          is("refused/put", "refused/get", "callback-drain/answer"),
+	broken.UnregisterWhileBusy:     is("held/unregister", "unprovable/unregister", "queued-unregister/unregister", "later-row/unregister"),
+	broken.DrainTrueWhileLive:      is("held/drain", "deadline-drain/drain"),
+	broken.UnwrappedError:          is("refused/put", "refused/get", "callback-drain/answer", "deadline-drain/after"),
 	broken.WritesOutsideSpan:       is("get-exact/memory", "held/memory", "after-end-get/memory", "cancel-running/memory"),
 	broken.LongObjectSpills:        is("get-long/memory"),
 	broken.ShortObjectReady:        is("get-short/rows"),
@@ -269,7 +269,7 @@ var deviations = map[broken.Rule]func(label string) bool{
 	// Put panics: every scene that starts with a put shows it, but
 	// callback-drain's Unregister, of a region idle either way.
 	broken.PanicsInPut: func(l string) bool {
-		for _, p := range []string{"put/", "put-writing/", "after-end-put/", "second-put/"} {
+		for _, p := range []string{"put/", "put-writing/", "after-end-put/", "second-put/", "deadline-drain/", "names-late/", "cancel-after-drain/"} {
 			if strings.HasPrefix(l, p) {
 				return true
 			}
@@ -280,7 +280,7 @@ var deviations = map[broken.Rule]func(label string) bool{
 	// callbacks, which poll only an operation they were given, and the
 	// memory of after-end-get, which its get would not have touched.
 	broken.NilOperation: func(l string) bool {
-		for _, p := range []string{"get-", "cancel/", "unprovable/", "held/", "cancel-running/", "mixed/", "queued-unregister/"} {
+		for _, p := range []string{"get-", "cancel/", "unprovable/", "held/", "cancel-running/", "mixed/", "queued-unregister/", "later-row/", "sibling-fault/"} {
 			if strings.HasPrefix(l, p) {
 				return true
 			}
@@ -290,17 +290,22 @@ var deviations = map[broken.Rule]func(label string) bool{
 	broken.GetWritesAfterEnd:           is("after-end-get/memory"),
 	broken.PutRereadsAfterEnd:          is("after-end-put/store"),
 	broken.CancelEndsRunningRow:        is("cancel-running/access", "cancel-running/rows"),
-	broken.UnregisterIgnoresQueued:     is("queued-unregister/unregister"),
+	broken.UnregisterIgnoresQueued:     is("queued-unregister/unregister", "later-row/unregister"),
 	broken.DrainIgnoresCallbacks:       is("callback-drain/drain"),
-	broken.DrainTrueWhenDeadline:       is("held/drain"),
+	broken.DrainTrueWhenDeadline:       is("held/drain", "deadline-drain/drain"),
 	broken.DrainTrueUnprovableWithTime: is("unprovable/drain"),
 	broken.AdmitsAfterFalseDrain:       is("callback-drain/answer"),
 	broken.CloseAfterFalseDrain:        is("callback-drain/close"),
-	broken.RowsReversed:                is("mixed/rows"),
+	broken.RowsReversed:                is("mixed/rows", "sibling-fault/rows"),
 	broken.SecondPutReady:              is("second-put/rows"),
 	broken.LateOnChangeAfterDrain:      is("teardown/late-callbacks", "late-callbacks/count"),
 	broken.DrainCallbackUnderLock:      is("drain-lock/stuck"),
 	broken.DeviceRefused:               is("caps"),
+	broken.UnregisterFirstRowOnly:      is("later-row/unregister"),
+	broken.AdmitsAfterDrainDeadline:    is("held/queued-rows", "deadline-drain/after"),
+	broken.EndsAtFirstFault:            is("sibling-fault/access", "sibling-fault/rows"),
+	broken.NamesAfterEnd:               is("names-late/keys-after-end"),
+	broken.CancelCallsBack:             is("cancel/callbacks", "cancel-after-drain/late-callbacks"),
 }
 
 func is(labels ...string) func(string) bool {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
 
@@ -18,6 +19,7 @@ type Driver struct {
 	rule  Rule
 	inner *memdrv.Driver
 	store *memdrv.Store
+	log   *slog.Logger // NamesAfterEnd's log of finished operations
 	// pollLock is DrainCallbackUnderLock's lock: every Poll takes it, and
 	// Drain holds it while it calls back. It is a channel, not a mutex,
 	// so that a goroutine waiting for it is durably blocked in a
@@ -29,7 +31,8 @@ type Driver struct {
 	armed       bool                    // OnChangeAfterDrain: a Drain returned true
 	owed        []contract.Registration // UnregisterWhileBusy, UnregisterIgnoresQueued: answered nil, still registered
 	regions     map[contract.Registration]contract.SlotRegion
-	ops         []*operation // DrainCallbackUnderLock: every operation handed out
+	ops         []*operation // DrainCallbackUnderLock, NamesAfterEnd, CancelCallsBack: every operation handed out
+	firsts      []firstRow   // UnregisterFirstRowOnly: the first row of every operation
 	due         []afterEnd   // GetWritesAfterEnd, PutRereadsAfterEnd: effects for the next call
 	drainCalled bool         // CloseAfterFalseDrain
 }
@@ -42,10 +45,15 @@ func New(rule Rule, s *memdrv.Store, o memdrv.Options) (*Driver, error) {
 	if !slices.Contains(rules, rule) {
 		return nil, fmt.Errorf("broken: unknown rule %q", rule)
 	}
+	log := o.Logger
+	if log == nil {
+		log = slog.Default()
+	}
 	d := &Driver{
 		rule:     rule,
 		inner:    memdrv.New(s, o),
 		store:    s,
+		log:      log,
 		pollLock: make(chan struct{}, 1),
 		regions:  make(map[contract.Registration]contract.SlotRegion),
 	}
@@ -91,9 +99,9 @@ func (d *Driver) Register(r contract.SlotRegion) (contract.Registration, error) 
 	return reg, err
 }
 
-// Unregister revokes reg in the wrapped driver; under UnregisterWhileBusy
-// and UnregisterIgnoresQueued a busy region may be answered nil (see
-// there).
+// Unregister revokes reg in the wrapped driver; under UnregisterWhileBusy,
+// UnregisterIgnoresQueued and UnregisterFirstRowOnly a busy region may be
+// answered nil (see there).
 func (d *Driver) Unregister(reg contract.Registration) error {
 	d.enter()
 	d.lateCallbacks()
@@ -119,6 +127,8 @@ func (d *Driver) liesAboutBusy(reg contract.Registration) bool {
 		d.mu.Unlock()
 		n := d.inner.RowsIn(r)
 		return ok && n.Queued > 0 && n.Running == 0 && n.Unprovable == 0
+	case UnregisterFirstRowOnly:
+		return !d.firstRowIn(reg)
 	}
 	return false
 }
@@ -215,10 +225,16 @@ func (d *Driver) wrap(dir memdrv.Direction, b contract.RowBatch, onChange func()
 	}
 	switch d.rule {
 	case WrongResultCount, AccessEndsBeforeResults, ResultsChangeAfterFinal, UnprovableNotTerminal, IgnoresCancel,
-		CancelEndsRunningRow, RowsReversed:
+		CancelEndsRunningRow, RowsReversed, EndsAtFirstFault:
 		return &operation{d: d, rule: d.rule, inner: op}, nil
-	case GetWritesAfterEnd, PutRereadsAfterEnd, DrainCallbackUnderLock:
+	case UnregisterFirstRowOnly:
+		d.keepFirstRow(op, b)
+		return op, nil
+	case GetWritesAfterEnd, PutRereadsAfterEnd, DrainCallbackUnderLock, NamesAfterEnd, CancelCallsBack:
 		o := &operation{d: d, rule: d.rule, inner: op, dir: dir, onChange: onChange}
+		if d.rule == NamesAfterEnd {
+			o.batch = b
+		}
 		if d.rule == PutRereadsAfterEnd {
 			o.keys = make([]string, b.Len())
 			for i := range b.Rows {
@@ -244,8 +260,14 @@ func (d *Driver) Drain(ctx context.Context) bool {
 	d.mu.Lock()
 	d.drainCalled = true
 	d.mu.Unlock()
+	if d.rule == NamesAfterEnd {
+		d.logFinished()
+	}
 	early := ctx.Err() != nil
 	if d.rule == AdmitsAfterFalseDrain && early && (d.inner.Live() > 0 || d.inner.Busy() > 0) {
+		return false // stops nothing
+	}
+	if d.rule == AdmitsAfterDrainDeadline && !early && !d.idleWithin(ctx) {
 		return false // stops nothing
 	}
 	var pending []*operation

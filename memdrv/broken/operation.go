@@ -21,12 +21,14 @@ type operation struct {
 	onChange func()
 	spans    [][]contract.Span
 	keys     []string
+	batch    contract.RowBatch // NamesAfterEnd: the batch as the caller lent it
 
 	mu              sync.Mutex
 	shownReady      []bool               // ResultsChangeAfterFinal: rows Poll reported Ready
 	shownUnprovable bool                 // UnprovableNotTerminal: Poll reported Unprovable
-	frozen          []contract.RowStatus // CancelEndsRunningRow: what every Poll reports after the lie
+	frozen          []contract.RowStatus // CancelEndsRunningRow, EndsAtFirstFault: what every Poll reports after the lie
 	armed           bool                 // GetWritesAfterEnd, PutRereadsAfterEnd: a Poll reported Ended
+	logged          bool                 // NamesAfterEnd: its finished rows were logged
 }
 
 // Poll returns the wrapped operation's state, bent by the rule. The
@@ -75,6 +77,18 @@ func (o *operation) Poll(dst []contract.RowStatus) contract.OpState {
 		if o.frozen != nil {
 			st = contract.OpState{Rows: append(st.Rows[:0], o.frozen...), Access: contract.Ended}
 		}
+	case EndsAtFirstFault:
+		if o.frozen == nil && !st.Settled() && slices.Contains(st.Rows, contract.Fault) {
+			o.frozen = slices.Clone(st.Rows)
+			for i, r := range o.frozen {
+				if r == contract.Pending {
+					o.frozen[i] = contract.Fault
+				}
+			}
+		}
+		if o.frozen != nil {
+			st = contract.OpState{Rows: append(st.Rows[:0], o.frozen...), Access: contract.Ended}
+		}
 	case RowsReversed:
 		slices.Reverse(st.Rows)
 	case GetWritesAfterEnd, PutRereadsAfterEnd:
@@ -86,7 +100,8 @@ func (o *operation) Poll(dst []contract.RowStatus) contract.OpState {
 	return st
 }
 
-// Cancel cancels the wrapped operation, except under IgnoresCancel.
+// Cancel cancels the wrapped operation, except under IgnoresCancel;
+// under CancelCallsBack it then calls onChange, whatever changed.
 // Under CancelEndsRunningRow, when a row is still running once the
 // wrapped Cancel returned, the operation reports itself ended from then
 // on (see [CancelEndsRunningRow]).
@@ -96,6 +111,9 @@ func (o *operation) Cancel() {
 		return
 	}
 	o.inner.Cancel()
+	if o.rule == CancelCallsBack && o.onChange != nil {
+		o.onChange()
+	}
 	if o.rule != CancelEndsRunningRow {
 		return
 	}

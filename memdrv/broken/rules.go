@@ -132,6 +132,36 @@ const (
 	// DeviceMemory whatever the options say, yet Register refuses every
 	// Device region.
 	DeviceRefused Rule = "device-refused"
+
+	// UnregisterFirstRowOnly breaks rule 4 (a busy region stays
+	// registered): Unregister decides whether a region is busy from the
+	// first row of each operation alone, so a region that only a later
+	// row of an open operation covers is answered nil (and stays
+	// registered in the wrapped driver, as under UnregisterWhileBusy).
+	UnregisterFirstRowOnly Rule = "unregister-first-row-only"
+	// AdmitsAfterDrainDeadline breaks rule 5 (Drain stops taking work,
+	// whatever it answers): a Drain whose context still had time when it
+	// was called waits for the rows running in the store before it stops
+	// anything, and when its context ends first answers false having
+	// stopped nothing, so Put and Get are still admitted. Asked with a
+	// context already ended, it drains honestly.
+	AdmitsAfterDrainDeadline Rule = "admits-after-drain-deadline"
+	// EndsAtFirstFault breaks rule 3 (access ends only once no row can
+	// touch its memory): once a row of an operation ends Fault while
+	// another row is not final, every later Poll reports the rows not
+	// final then Fault and access Ended, while they run on in the store
+	// and touch their spans when they complete.
+	EndsAtFirstFault Rule = "ends-at-first-fault"
+	// NamesAfterEnd breaks the lending of names (borrowed until the
+	// operation's access ends): every Drain first logs the operations
+	// whose access ended since the last Drain, building each row's key
+	// then from the batch's names with its key maker.
+	NamesAfterEnd Rule = "names-after-end"
+	// CancelCallsBack breaks rule 2 (no callback follows a Drain that
+	// returned true): Operation.Cancel calls onChange once the wrapped
+	// Cancel returned, whether or not a row changed, after a true Drain
+	// too.
+	CancelCallsBack Rule = "cancel-calls-back"
 )
 
 // firstRules are the rules of [Rules]: the first sixteen.
@@ -170,6 +200,11 @@ var rules = append(append([]Rule(nil), firstRules...),
 	LateOnChangeAfterDrain,
 	DrainCallbackUnderLock,
 	DeviceRefused,
+	UnregisterFirstRowOnly,
+	AdmitsAfterDrainDeadline,
+	EndsAtFirstFault,
+	NamesAfterEnd,
+	CancelCallsBack,
 )
 
 // Rules returns the first sixteen rules, in the order they are declared;
@@ -182,7 +217,9 @@ func Rules() []Rule { return append([]Rule(nil), firstRules...) }
 // AllRules returns every rule, in the order they are declared: those of
 // [Rules], then the rules added for the conformance suite's checks of
 // memory after access end, Drain, Close, busy regions, verdicts and
-// callbacks. A fresh slice each time.
+// callbacks, then those of operations with rows in several regions, a
+// Drain that gives up, a row failing beside a running one, names read
+// late and Cancel after a true Drain. A fresh slice each time.
 func AllRules() []Rule { return append([]Rule(nil), rules...) }
 
 // String returns the rule's name.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/memdrv"
+	"github.com/kvshare/kvshare/memdrv/internal/testkeys"
 )
 
 // A scene is one more step of the differential script, on a driver and a
@@ -210,4 +211,97 @@ var scenes = []scene{
 		s.note("drain", s.drv.Drain(context.Background()))
 		s.note("stuck", stuck.get())
 	}},
+	// Unregister of a region only the second row of an operation covers,
+	// while the operation waits unstarted.
+	{"later-row", func(s *stage) {
+		other := paint(s.t, slotBytes, 1)
+		reg, err := s.drv.Register(other.Region)
+		require.NoError(s.t, err)
+		resume := s.inner.Pause()
+		later := contract.Row{Name: []byte("later"), Spans: []contract.Span{other.Region.Slot(0)}}
+		s.get(nil, s.row(0, "first"), later)
+		s.note("unregister", errText(s.drv.Unregister(reg)))
+		resume()
+		synctest.Wait()
+		require.NoError(s.t, s.inner.Unregister(reg), "idle now, in the wrapped driver")
+		require.NoError(s.t, other.Free())
+	}},
+	// A Drain whose context ends while a put is held in the store, and a
+	// put after it.
+	{"deadline-drain", func(s *stage) {
+		copy(s.mem.Slot(0), object(slotBytes))
+		gate := s.inner.Hold(memdrv.PutDir)
+		defer gate.Release()
+		if s.put(nil, s.row(0, "d")) == nil {
+			return
+		}
+		require.NoError(s.t, gate.Held(s.t.Context()))
+		ctx, cancel := context.WithTimeout(s.t.Context(), time.Second)
+		s.note("drain", s.drv.Drain(ctx))
+		cancel()
+		_, err := call(func() (contract.Operation, error) { return s.drv.Put(rows(s.row(1, "after")), nil) })
+		s.note("after", answer(nil, err))
+		gate.Release()
+	}},
+	// A failed read while the other row of the get is held in the store.
+	{"sibling-fault", func(s *stage) {
+		s.store.Set("held", object(slotBytes))
+		s.store.Set("failing", object(slotBytes))
+		s.inner.FailReads("failing")
+		gate := s.inner.HoldKeys(memdrv.GetDir, "held")
+		defer gate.Release()
+		op := s.get(nil, s.row(0, "held"), s.row(1, "failing"))
+		if op == nil {
+			return
+		}
+		require.NoError(s.t, gate.Held(s.t.Context()))
+		synctest.Wait()
+		s.note("access", op.Poll(nil).Access)
+		gate.Release()
+		synctest.Wait()
+		s.rows("rows", op)
+	}},
+	// Keys built after a put's access ended and a Drain.
+	{"names-late", func(s *stage) {
+		keys := &countingKeys{}
+		copy(s.mem.Slot(0), object(slotBytes))
+		op, err := call(func() (contract.Operation, error) {
+			return s.drv.Put(contract.RowBatch{Keys: keys, Rows: []contract.Row{s.row(0, "n")}}, nil)
+		})
+		s.note("answer", answer(op, err))
+		if op == nil {
+			return
+		}
+		synctest.Wait()
+		s.rows("rows", op)
+		before := keys.n.Load()
+		s.note("drain", s.drv.Drain(context.Background()))
+		s.note("keys-after-end", keys.n.Load()-before)
+	}},
+	// Cancel of every operation after a Drain that returned true.
+	{"cancel-after-drain", func(s *stage) {
+		called := new(counter)
+		copy(s.mem.Slot(0), object(slotBytes))
+		op := s.put(called.inc, s.row(0, "c"))
+		if op == nil {
+			return
+		}
+		synctest.Wait()
+		s.note("drain", s.drv.Drain(context.Background()))
+		before := called.get()
+		op.Cancel()
+		synctest.Wait()
+		s.note("late-callbacks", called.get()-before)
+	}},
+}
+
+// countingKeys is the tests' key maker (testkeys.Plain) counting every
+// key it builds.
+type countingKeys struct{ n atomic.Int64 }
+
+func (k *countingKeys) KeyLen(n int) int { return testkeys.Plain{}.KeyLen(n) }
+
+func (k *countingKeys) AppendKey(dst, name []byte) []byte {
+	k.n.Add(1)
+	return testkeys.Plain{}.AppendKey(dst, name)
 }

@@ -135,7 +135,9 @@ func (c *Client) dataCall(op Op, keys *mooncakesdk.KeyList, argErr error, arrive
 		return nil // the real binding makes no call for no keys
 	}
 	s := c.store
-	cl := s.begin(op, keyStrings(keys))
+	ks := keyStrings(keys)
+	s.waitAtHolds(op, ks)
+	cl := s.begin(op, ks)
 	if err := cl.strike(BeforeLanding); err != nil {
 		return err
 	}
@@ -224,7 +226,7 @@ func (c *call) strike(p Phase) error {
 // and, for a stuck transfer, the transfer timeout.
 func (c *call) wait() {
 	if c.hold != nil {
-		c.hold.Hold.pass()
+		c.hold.Hold.pass(c.keys)
 	}
 	time.Sleep(c.latency + c.stuck) // returns at once for 0
 }

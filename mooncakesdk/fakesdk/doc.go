@@ -36,9 +36,11 @@
 // [Store.Script] adds [Fault]s, per key or per call, each striking a
 // number of calls or every one: any per-key code, a function-level -1, a
 // panic, each before or after the data moved; a call held at a [Gate]
-// until the test opens it; objects that vanish. [Options.Latency] adds a
-// fixed delay to every data call. The timeouts and the latency are real
-// waits, which tests run inside a testing/synctest bubble.
+// until the test opens it; objects that vanish. [Store.HoldKeys] holds
+// the calls carrying chosen keys before the store looks at them, and
+// [Gate.Holding] says which keys a held call carries. [Options.Latency]
+// adds a fixed delay to every data call. The timeouts and the latency are
+// real waits, which tests run inside a testing/synctest bubble.
 //
 // It refuses a fault that says nothing or two things, or a Vanish on a
 // call without keys ([ErrScript]), and seeding an empty key or object

@@ -109,6 +109,7 @@ type Store struct {
 	writing map[string]*claim  // keys a put has claimed and not finished
 	used    int64              // bytes of objects plus bytes claimed by puts in flight
 	faults  []*scripted
+	holds   []*keyHold // the gates of HoldKeys
 	calls   Calls
 	running int // transfers still running after their call answered
 }
