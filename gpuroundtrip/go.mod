@@ -13,7 +13,10 @@ require (
 	github.com/stretchr/testify v1.12.1
 )
 
-require golang.org/x/sys v0.48.0 // indirect
+require (
+	github.com/kvshare/kvshare/loopback v0.3.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
+)
 
 require (
 	github.com/BurntSushi/toml v1.6.0 // indirect
@@ -43,3 +46,5 @@ replace (
 replace github.com/kvshare/kvshare/storeconfig => ../storeconfig
 
 replace github.com/kvshare/kvshare/hostmem => ../hostmem
+
+replace github.com/kvshare/kvshare/loopback => ../loopback

@@ -16,6 +16,7 @@ require (
 require (
 	github.com/BurntSushi/toml v1.6.0 // indirect
 	github.com/ebitengine/purego v0.11.3 // indirect
+	github.com/kvshare/kvshare/loopback v0.3.0
 	github.com/kvshare/kvshare/storeconfig v0.3.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 )
@@ -34,3 +35,5 @@ replace (
 replace github.com/kvshare/kvshare/storeconfig => ../storeconfig
 
 replace github.com/kvshare/kvshare/hostmem => ../hostmem
+
+replace github.com/kvshare/kvshare/loopback => ../loopback

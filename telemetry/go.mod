@@ -58,3 +58,5 @@ replace github.com/kvshare/kvshare/conformance => ../conformance
 replace github.com/kvshare/kvshare/storeconfig => ../storeconfig
 
 replace github.com/kvshare/kvshare/hostmem => ../hostmem
+
+replace github.com/kvshare/kvshare/loopback => ../loopback

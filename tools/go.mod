@@ -30,6 +30,7 @@ require (
 	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect
+	github.com/kvshare/kvshare/loopback v0.3.0 // indirect
 	github.com/kvshare/kvshare/storeconfig v0.3.0 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/prometheus/otlptranslator v1.0.0 // indirect
@@ -80,3 +81,5 @@ replace github.com/kvshare/kvshare/gpuroundtrip => ../gpuroundtrip
 replace github.com/kvshare/kvshare/storeconfig => ../storeconfig
 
 replace github.com/kvshare/kvshare/hostmem => ../hostmem
+
+replace github.com/kvshare/kvshare/loopback => ../loopback

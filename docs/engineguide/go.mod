@@ -61,3 +61,5 @@ require (
 replace github.com/kvshare/kvshare/storeconfig => ../../storeconfig
 
 replace github.com/kvshare/kvshare/hostmem => ../../hostmem
+
+replace github.com/kvshare/kvshare/loopback => ../../loopback

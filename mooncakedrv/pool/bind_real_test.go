@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kvshare/kvshare/loopback"
 )
 
 // The real master and provider, each given a port another program holds
@@ -34,7 +36,7 @@ func TestRealBindFailureIsRetried(t *testing.T) {
 		if attempt != 1 {
 			return
 		}
-		l, err := net.Listen("tcp4", hostPort(ports[0])) // the master's RPC port, the provider's own
+		l, err := net.Listen("tcp4", loopback.HostPort(ports[0])) // the master's RPC port, the provider's own
 		require.NoError(t, err)
 		t.Cleanup(func() { l.Close() })
 		mu.Lock()
@@ -56,6 +58,6 @@ func TestRealBindFailureIsRetried(t *testing.T) {
 		assert.ErrorIs(t, err, os.ErrNotExist)
 	}
 	accepts(t, p.MasterAddress())
-	accepts(t, hostPort(p.ProviderPort()))
+	accepts(t, loopback.HostPort(p.ProviderPort()))
 	require.NoError(t, p.Healthy())
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/kvshare/kvshare/loopback"
 )
 
 // Sentinels: every error this package returns wraps one of them, so callers
@@ -22,23 +24,25 @@ var (
 	// ErrOptions: an Options field is out of range.
 	ErrOptions = errors.New("pool: bad options")
 	// ErrNoPorts: no free loopback port could be found in the allowed range.
-	ErrNoPorts = errors.New("pool: no free loopback port")
+	ErrNoPorts = loopback.ErrNoPorts
 	// ErrEarlyExit: a process exited before its sockets accepted, on every
 	// attempt the pool made.
-	ErrEarlyExit = errors.New("pool: process exited while starting")
+	ErrEarlyExit = loopback.ErrEarlyExit
 	// ErrNotReady: a process is alive but its sockets did not accept within
 	// Options.StartTimeout (or the context ended first).
-	ErrNotReady = errors.New("pool: process did not start listening in time")
+	ErrNotReady = loopback.ErrNotReady
 	// ErrExited: a process the pool should be running has exited.
-	ErrExited = errors.New("pool: process exited")
+	ErrExited = loopback.ErrExited
 	// ErrStopped: the pool was stopped; it starts nothing any more.
 	ErrStopped = errors.New("pool: stopped")
 	// ErrState: the call does not fit the process's state (freezing a
-	// provider that is not running, starting a master that runs).
+	// provider that is not running, starting a master that runs). A
+	// process that does not show the state SIGSTOP or SIGCONT asks for
+	// within Options.StopTimeout is loopback.ErrSignalState.
 	ErrState = errors.New("pool: wrong state for this call")
 	// ErrStillRunning: a process survived SIGTERM and SIGKILL within the
 	// bound; its PID is in the text.
-	ErrStillRunning = errors.New("pool: process still running after SIGKILL")
+	ErrStillRunning = loopback.ErrStillRunning
 )
 
 // debianPackages names the Debian 12 package that ships each runtime

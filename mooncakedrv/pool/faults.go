@@ -2,6 +2,8 @@ package pool
 
 import (
 	"fmt"
+
+	"github.com/kvshare/kvshare/loopback"
 )
 
 // FreezeMaster stops the master with SIGSTOP and returns once the kernel
@@ -45,19 +47,19 @@ func (p *Pool) KillProvider() error {
 		return err
 	}
 	p.provider, p.frozen = nil, false
-	return pr.kill(p.opts.StopTimeout)
+	return pr.Kill(p.opts.StopTimeout)
 }
 
 // runningMaster returns the master if it runs.
-func (p *Pool) runningMaster() (*process, error) {
+func (p *Pool) runningMaster() (*loopback.Process, error) {
 	if p.stopped {
 		return nil, ErrStopped
 	}
 	if p.master == nil {
 		return nil, fmt.Errorf("%w: no master is running", ErrState)
 	}
-	if !p.master.alive() {
-		return nil, p.master.exitError(ErrExited)
+	if !p.master.Alive() {
+		return nil, p.master.ExitError(ErrExited)
 	}
 	return p.master, nil
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kvshare/kvshare/loopback"
 )
 
 // The master freezes and resumes as the provider does, and each can be
@@ -19,13 +21,13 @@ func TestFreezeAndResumeTheMaster(t *testing.T) {
 
 	require.ErrorIs(t, p.ResumeMaster(), ErrState, "resume before freeze")
 	require.NoError(t, p.FreezeMaster())
-	assert.Equal(t, byte('T'), procState(pid))
-	assert.NotEqual(t, byte('T'), procState(provider), "the provider runs on")
+	assert.Equal(t, byte('T'), loopback.ProcState(pid))
+	assert.NotEqual(t, byte('T'), loopback.ProcState(provider), "the provider runs on")
 	require.ErrorIs(t, p.FreezeMaster(), ErrState, "freeze twice")
 	require.NoError(t, p.Freeze(), "the provider freezes apart from the master")
 	require.NoError(t, p.Resume())
 	require.NoError(t, p.ResumeMaster())
-	assert.NotEqual(t, byte('T'), procState(pid))
+	assert.NotEqual(t, byte('T'), loopback.ProcState(pid))
 	accepts(t, p.MasterAddress())
 	require.ErrorIs(t, p.ResumeMaster(), ErrState, "resume twice")
 
@@ -75,7 +77,7 @@ func TestKillProvider(t *testing.T) {
 	require.NoError(t, p.StartProvider(context.Background()))
 	assert.NotEqual(t, old, p.PID(Provider))
 	assert.Equal(t, port, p.ProviderPort(), "its old port was free")
-	accepts(t, hostPort(p.ProviderPort()))
+	accepts(t, loopback.HostPort(p.ProviderPort()))
 }
 
 // A master that died by itself is reported as exited, not as frozen or

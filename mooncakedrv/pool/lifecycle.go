@@ -6,12 +6,9 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"syscall"
-	"time"
-)
 
-// statePoll is how often Freeze and Resume look at the provider's state.
-const statePoll = 10 * time.Millisecond
+	"github.com/kvshare/kvshare/loopback"
+)
 
 // Freeze stops the provider with SIGSTOP and returns once the kernel shows
 // it stopped: it answers nothing until Resume, and past the master's
@@ -41,28 +38,24 @@ func (p *Pool) Resume() error {
 // freeze sends SIGSTOP to pr (the role named), unless *frozen says it
 // is already stopped, marks it frozen and waits for the kernel to show
 // it stopped.
-func (p *Pool) freeze(role string, pr *process, frozen *bool) error {
+func (p *Pool) freeze(role string, pr *loopback.Process, frozen *bool) error {
 	if *frozen {
-		return fmt.Errorf("%w: %s pid %d is already frozen", ErrState, role, pr.pid)
+		return fmt.Errorf("%w: %s pid %d is already frozen", ErrState, role, pr.PID)
 	}
-	if err := pr.signal(syscall.SIGSTOP); err != nil {
-		return err
-	}
-	*frozen = true
-	return p.waitState(pr, func(s byte) bool { return s == 'T' }, "stopped")
+	err := pr.Freeze(p.opts.StopTimeout)
+	// SIGSTOP was sent when the wait alone failed: the process may be stopped.
+	*frozen = err == nil || errors.Is(err, loopback.ErrSignalState)
+	return err
 }
 
 // resume sends SIGCONT to a frozen pr (the role named), marks it running
 // and waits for the kernel to show it running.
-func (p *Pool) resume(role string, pr *process, frozen *bool) error {
+func (p *Pool) resume(role string, pr *loopback.Process, frozen *bool) error {
 	if !*frozen {
-		return fmt.Errorf("%w: %s pid %d is not frozen", ErrState, role, pr.pid)
-	}
-	if err := pr.signal(syscall.SIGCONT); err != nil {
-		return err
+		return fmt.Errorf("%w: %s pid %d is not frozen", ErrState, role, pr.PID)
 	}
 	*frozen = false
-	return p.waitState(pr, func(s byte) bool { return s != 'T' }, "running")
+	return pr.Resume(p.opts.StopTimeout)
 }
 
 // StopProvider stops the provider (SIGTERM, SIGKILL after StopTimeout);
@@ -75,7 +68,7 @@ func (p *Pool) StopProvider() error {
 		return err
 	}
 	p.provider, p.frozen = nil, false
-	return pr.stop(p.log, p.opts.StopTimeout)
+	return pr.Stop(p.log, p.opts.StopTimeout)
 }
 
 // StartProvider starts a new, empty provider after StopProvider (or after
@@ -86,10 +79,10 @@ func (p *Pool) StartProvider(ctx context.Context) error {
 	if p.stopped {
 		return ErrStopped
 	}
-	if p.provider != nil && p.provider.alive() {
-		return fmt.Errorf("%w: provider pid %d is running", ErrState, p.provider.pid)
+	if p.provider != nil && p.provider.Alive() {
+		return fmt.Errorf("%w: provider pid %d is running", ErrState, p.provider.PID)
 	}
-	if p.master == nil || !p.master.alive() {
+	if p.master == nil || !p.master.Alive() {
 		return fmt.Errorf("%w: the master is not running", ErrState)
 	}
 	p.provider = nil
@@ -110,14 +103,14 @@ func (p *Pool) endMaster(kill bool) error {
 		return ErrStopped
 	}
 	pr := p.master
-	if pr == nil || !pr.alive() {
+	if pr == nil || !pr.Alive() {
 		return fmt.Errorf("%w: the master is not running", ErrState)
 	}
 	p.master, p.masterFrozen = nil, false
 	if kill {
-		return pr.kill(p.opts.StopTimeout)
+		return pr.Kill(p.opts.StopTimeout)
 	}
-	return pr.stop(p.log, p.opts.StopTimeout)
+	return pr.Stop(p.log, p.opts.StopTimeout)
 }
 
 // StartMaster starts a new master, with no objects, on the ports of the
@@ -129,8 +122,8 @@ func (p *Pool) StartMaster(ctx context.Context) error {
 	if p.stopped {
 		return ErrStopped
 	}
-	if p.master != nil && p.master.alive() {
-		return fmt.Errorf("%w: master pid %d is running", ErrState, p.master.pid)
+	if p.master != nil && p.master.Alive() {
+		return fmt.Errorf("%w: master pid %d is running", ErrState, p.master.PID)
 	}
 	p.master, p.masterFrozen = nil, false
 	return p.startMaster(ctx, true)
@@ -145,9 +138,9 @@ func (p *Pool) Healthy() error {
 		return ErrStopped
 	}
 	var errs []error
-	for _, pr := range []*process{p.master, p.provider} {
-		if pr != nil && !pr.alive() {
-			errs = append(errs, pr.exitError(ErrExited))
+	for _, pr := range []*loopback.Process{p.master, p.provider} {
+		if pr != nil && !pr.Alive() {
+			errs = append(errs, pr.ExitError(ErrExited))
 		}
 	}
 	return errors.Join(errs...)
@@ -168,7 +161,7 @@ func (p *Pool) Stop() error {
 	// Providers first: on SIGTERM a provider unmounts its segment at the
 	// master, and hangs past StopTimeout when the master is gone.
 	for _, pr := range stopOrder(p.all) {
-		if err := pr.stop(p.log, p.opts.StopTimeout); err != nil {
+		if err := pr.Stop(p.log, p.opts.StopTimeout); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -176,7 +169,7 @@ func (p *Pool) Stop() error {
 	if len(errs) > 0 {
 		return errors.Join(errs...) // the launcher's thread stays, so Pdeathsig stays armed
 	}
-	p.launch.close()
+	p.launch.Close()
 	if p.ownDir {
 		if err := os.RemoveAll(p.logDir); err != nil {
 			return fmt.Errorf("pool: removing logs: %w", err)
@@ -188,11 +181,11 @@ func (p *Pool) Stop() error {
 
 // stopOrder is the order Stop stops processes in: every provider, then
 // every master, the newest of each role first.
-func stopOrder(all []*process) []*process {
-	order := make([]*process, 0, len(all))
+func stopOrder(all []*loopback.Process) []*loopback.Process {
+	order := make([]*loopback.Process, 0, len(all))
 	for _, role := range []Role{Provider, Master} {
 		for _, pr := range slices.Backward(all) {
-			if pr.role == role {
+			if pr.Name == string(role) {
 				order = append(order, pr)
 			}
 		}
@@ -200,37 +193,15 @@ func stopOrder(all []*process) []*process {
 	return order
 }
 
-func (p *Pool) runningProvider() (*process, error) {
+func (p *Pool) runningProvider() (*loopback.Process, error) {
 	if p.stopped {
 		return nil, ErrStopped
 	}
 	if p.provider == nil {
 		return nil, fmt.Errorf("%w: no provider is running", ErrState)
 	}
-	if !p.provider.alive() {
-		return nil, p.provider.exitError(ErrExited)
+	if !p.provider.Alive() {
+		return nil, p.provider.ExitError(ErrExited)
 	}
 	return p.provider, nil
-}
-
-// waitState polls the /proc state of pr (the provider or the master)
-// until ok, bounded by StopTimeout.
-func (p *Pool) waitState(pr *process, ok func(byte) bool, want string) error {
-	deadline := time.NewTimer(p.opts.StopTimeout)
-	defer deadline.Stop()
-	tick := time.NewTicker(statePoll)
-	defer tick.Stop()
-	for {
-		s := procState(pr.pid)
-		if s == 0 || ok(s) { // 0: /proc cannot tell; the signal was sent
-			return nil
-		}
-		select {
-		case <-pr.exited:
-			return pr.exitError(ErrExited)
-		case <-deadline.C:
-			return fmt.Errorf("%w: %s pid %d not %s after %v (state %c)", ErrState, pr.role, pr.pid, want, p.opts.StopTimeout, s)
-		case <-tick.C:
-		}
-	}
 }

@@ -2,12 +2,13 @@ package pool
 
 import (
 	"log/slog"
-	"os/exec"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kvshare/kvshare/loopback"
 )
 
 // Zero asks for each default; a value below zero is refused, the smallest
@@ -38,22 +39,8 @@ func TestOptionsEdges(t *testing.T) {
 
 // Stop stops every provider before any master, the newest of each first.
 func TestStopOrder(t *testing.T) {
-	m1, p1, m2, p2 := &process{role: Master, pid: 1}, &process{role: Provider, pid: 2}, &process{role: Master, pid: 3}, &process{role: Provider, pid: 4}
-	assert.Equal(t, []*process{p2, p1, m2, m1}, stopOrder([]*process{m1, p1, m2, p2}))
+	m1, p1 := &loopback.Process{Name: string(Master), PID: 1}, &loopback.Process{Name: string(Provider), PID: 2}
+	m2, p2 := &loopback.Process{Name: string(Master), PID: 3}, &loopback.Process{Name: string(Provider), PID: 4}
+	assert.Equal(t, []*loopback.Process{p2, p1, m2, m1}, stopOrder([]*loopback.Process{m1, p1, m2, p2}))
 	assert.Empty(t, stopOrder(nil))
-}
-
-// waitState returns once the process shows the state asked for, and
-// fails, naming the process, when it does not within StopTimeout.
-func TestWaitState(t *testing.T) {
-	cmd := exec.Command("sleep", "30")
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	pr := &process{role: Provider, pid: cmd.Process.Pid, exited: make(chan struct{})}
-	p := &Pool{opts: Options{StopTimeout: 200 * time.Millisecond}}
-
-	require.NoError(t, p.waitState(pr, func(s byte) bool { return s == 'S' || s == 'R' }, "running"))
-	err := p.waitState(pr, func(s byte) bool { return s == 'T' }, "stopped")
-	require.ErrorIs(t, err, ErrState)
-	assert.Contains(t, err.Error(), "not stopped after 200ms")
 }

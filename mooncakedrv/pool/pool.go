@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"time"
+
+	"github.com/kvshare/kvshare/loopback"
 )
 
 // Pool is a running master and segment provider on loopback. Its methods
@@ -18,7 +18,7 @@ import (
 type Pool struct {
 	opts   Options
 	log    *slog.Logger
-	launch *launcher
+	launch *loopback.Launcher
 	logDir string
 	ownDir bool // logDir was made by Start, so Stop removes it
 
@@ -28,12 +28,12 @@ type Pool struct {
 	metadataPort int
 	metricsPort  int
 	providerPort int
-	master       *process     // nil while killed or stopped
-	provider     *process     // nil while stopped
-	frozen       bool         // the provider is stopped by SIGSTOP (Freeze)
-	masterFrozen bool         // the master is stopped by SIGSTOP (FreezeMaster)
-	launches     map[Role]int // numbers the log files
-	all          []*process   // every process started, for Stop
+	master       *loopback.Process   // nil while killed or stopped
+	provider     *loopback.Process   // nil while stopped
+	frozen       bool                // the provider is stopped by SIGSTOP (Freeze)
+	masterFrozen bool                // the master is stopped by SIGSTOP (FreezeMaster)
+	launches     map[Role]int        // numbers the log files
+	all          []*loopback.Process // every process started, for Stop
 }
 
 // Start checks opts.Dir (see Check), starts the master and then the
@@ -58,7 +58,7 @@ func Start(ctx context.Context, opts Options) (*Pool, error) {
 	} else if err := os.MkdirAll(p.logDir, 0o755); err != nil {
 		return nil, fmt.Errorf("pool: log folder: %w", err)
 	}
-	p.launch = newLauncher()
+	p.launch = loopback.NewLauncher()
 	p.mu.Lock()
 	err = p.startMaster(ctx, false)
 	if err == nil {
@@ -73,12 +73,12 @@ func Start(ctx context.Context, opts Options) (*Pool, error) {
 }
 
 // MasterAddress is the master's RPC address, "127.0.0.1:port".
-func (p *Pool) MasterAddress() string { return hostPort(p.rpcPort) }
+func (p *Pool) MasterAddress() string { return loopback.HostPort(p.rpcPort) }
 
 // MetadataURL is the master's HTTP metadata server as a client's
 // metadata_server setting: "http://127.0.0.1:port/metadata".
 func (p *Pool) MetadataURL() string {
-	return "http://" + hostPort(p.metadataPort) + "/metadata"
+	return "http://" + loopback.HostPort(p.metadataPort) + "/metadata"
 }
 
 // ProviderPort is the segment provider's service port; StartProvider may
@@ -91,7 +91,7 @@ func (p *Pool) ProviderPort() int {
 
 // ClientEnv is the environment ("NAME=value") a client process of this
 // pool needs: the transfer engine bound to loopback.
-func (p *Pool) ClientEnv() []string { return []string{"MC_TCP_BIND_ADDRESS=" + Host} }
+func (p *Pool) ClientEnv() []string { return []string{"MC_TCP_BIND_ADDRESS=" + loopback.Host} }
 
 // LogDir is the folder that holds the processes' logs.
 func (p *Pool) LogDir() string { return p.logDir }
@@ -100,8 +100,8 @@ func (p *Pool) LogDir() string { return p.logDir }
 func (p *Pool) PID(role Role) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if pr := p.current(role); pr != nil && pr.alive() {
-		return pr.pid
+	if pr := p.current(role); pr != nil && pr.Alive() {
+		return pr.PID
 	}
 	return 0
 }
@@ -113,8 +113,8 @@ func (p *Pool) PIDs() []int {
 	defer p.mu.Unlock()
 	var pids []int
 	for _, pr := range p.all {
-		if pr.alive() {
-			pids = append(pids, pr.pid)
+		if pr.Alive() {
+			pids = append(pids, pr.PID)
 		}
 	}
 	return pids
@@ -128,10 +128,10 @@ func (p *Pool) LogTail(role Role) string {
 	if n == 0 {
 		return "  (never started)"
 	}
-	return logTail(p.logPath(role, n))
+	return loopback.LogTail(p.logPath(role, n))
 }
 
-func (p *Pool) current(role Role) *process {
+func (p *Pool) current(role Role) *loopback.Process {
 	if role == Master {
 		return p.master
 	}
@@ -148,7 +148,7 @@ func (p *Pool) startMaster(ctx context.Context, samePorts bool) error {
 	var errs []error
 	for attempt := 1; attempt <= p.opts.Attempts; attempt++ {
 		if !samePorts {
-			ports, err := pickPorts(3, p.providerPort)
+			ports, err := loopback.PickPorts(3, p.providerPort)
 			if err != nil {
 				return err
 			}
@@ -173,8 +173,8 @@ func (p *Pool) startMaster(ctx context.Context, samePorts bool) error {
 func (p *Pool) startProvider(ctx context.Context) error {
 	var errs []error
 	for attempt := 1; attempt <= p.opts.Attempts; attempt++ {
-		if p.providerPort == 0 || attempt > 1 || !portFree(p.providerPort) {
-			ports, err := pickPorts(1, p.rpcPort, p.metadataPort, p.metricsPort, p.providerPort)
+		if p.providerPort == 0 || attempt > 1 || !loopback.Free(p.providerPort) {
+			ports, err := loopback.PickPorts(1, p.rpcPort, p.metadataPort, p.metricsPort, p.providerPort)
 			if err != nil {
 				return err
 			}
@@ -197,71 +197,24 @@ func (p *Pool) startProvider(ctx context.Context) error {
 // launchOne starts one process and waits until it accepts on every port
 // (ErrEarlyExit when it exits first, ErrNotReady past StartTimeout, when
 // it is stopped again).
-func (p *Pool) launchOne(ctx context.Context, role Role, attempt int, binary string, args, env []string, ports ...int) (*process, error) {
+func (p *Pool) launchOne(ctx context.Context, role Role, attempt int, binary string, args, env []string, ports ...int) (*loopback.Process, error) {
 	if p.opts.beforeLaunch != nil {
 		p.opts.beforeLaunch(role, attempt, ports)
 	}
 	p.launches[role]++
 	logPath := p.logPath(role, p.launches[role])
-	env = append([]string{"MC_TCP_BIND_ADDRESS=" + Host}, env...)
-	pr, err := spawn(p.launch, role, filepath.Join(p.opts.Dir, binary), args, env, logPath)
+	env = append([]string{"MC_TCP_BIND_ADDRESS=" + loopback.Host}, env...)
+	pr, err := p.launch.Spawn(string(role), filepath.Join(p.opts.Dir, binary), args, env, logPath)
 	if err != nil {
 		return nil, err
 	}
 	p.all = append(p.all, pr)
 	started := time.Now()
-	if err := p.waitReady(ctx, pr, ports); err != nil {
-		err = errors.Join(err, pr.stop(p.log, p.opts.StopTimeout)) // Join drops a nil
-		p.log.Warn("pool: launch failed", "role", role, "attempt", attempt, "pid", pr.pid, "ports", ports, "log", logPath, "err", err)
+	if err := pr.WaitReady(ctx, p.opts.StartTimeout, ports...); err != nil {
+		err = errors.Join(err, pr.Stop(p.log, p.opts.StopTimeout)) // Join drops a nil
+		p.log.Warn("pool: launch failed", "role", role, "attempt", attempt, "pid", pr.PID, "ports", ports, "log", logPath, "err", err)
 		return nil, err
 	}
-	p.log.Info("pool: started", "role", role, "pid", pr.pid, "ports", ports, "after", time.Since(started).Round(time.Millisecond), "log", logPath)
+	p.log.Info("pool: started", "role", role, "pid", pr.PID, "ports", ports, "after", time.Since(started).Round(time.Millisecond), "log", logPath)
 	return pr, nil
-}
-
-// readyPoll is how often waitReady looks at the child's sockets.
-const readyPoll = 25 * time.Millisecond
-
-// waitReady waits until pr listens on every port (by /proc where it can
-// tell) and a dial to each is accepted, bounded by StartTimeout and ctx.
-func (p *Pool) waitReady(ctx context.Context, pr *process, ports []int) error {
-	ctx, cancel := context.WithTimeout(ctx, p.opts.StartTimeout)
-	defer cancel()
-	tick := time.NewTicker(readyPoll)
-	defer tick.Stop()
-	pending := append([]int(nil), ports...)
-	for {
-		pending = p.notAccepting(ctx, pr.pid, pending)
-		if len(pending) == 0 && pr.alive() {
-			return nil
-		}
-		select {
-		case <-pr.exited:
-			return pr.exitError(ErrEarlyExit)
-		case <-ctx.Done():
-			return fmt.Errorf("%w: %s pid %d: ports %v not accepting after %v (%w); log %s:\n%s",
-				ErrNotReady, pr.role, pr.pid, pending, p.opts.StartTimeout, context.Cause(ctx), pr.logPath, logTail(pr.logPath))
-		case <-tick.C:
-		}
-	}
-}
-
-// notAccepting returns the ports of pending that pid does not yet own or
-// that refuse a dial.
-func (p *Pool) notAccepting(ctx context.Context, pid int, pending []int) []int {
-	var left []int
-	for _, port := range pending {
-		if owns, known := ownsListener(pid, port); known && !owns {
-			left = append(left, port)
-			continue
-		}
-		d := net.Dialer{Timeout: time.Second}
-		conn, err := d.DialContext(ctx, "tcp4", net.JoinHostPort(Host, strconv.Itoa(port)))
-		if err != nil {
-			left = append(left, port)
-			continue
-		}
-		_ = conn.Close()
-	}
-	return left
 }

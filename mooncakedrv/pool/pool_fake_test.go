@@ -16,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kvshare/kvshare/loopback"
 )
 
 // startFake starts a pool of fake processes for t, stopped at cleanup,
@@ -87,9 +89,9 @@ func TestStartServesAndStopLeavesNothing(t *testing.T) {
 	assert.Equal(t, []string{"MC_TCP_BIND_ADDRESS=127.0.0.1"}, p.ClientEnv())
 	accepts(t, p.MasterAddress())
 	accepts(t, strings.TrimSuffix(strings.TrimPrefix(p.MetadataURL(), "http://"), "/metadata"))
-	accepts(t, hostPort(p.ProviderPort()))
+	accepts(t, loopback.HostPort(p.ProviderPort()))
 	for _, port := range []int{portOf(t, p.MasterAddress()), p.ProviderPort()} {
-		assert.True(t, allowedPort(port), "port %d", port)
+		assert.True(t, loopback.Allowed(port), "port %d", port)
 	}
 
 	pids := p.PIDs()
@@ -129,11 +131,11 @@ func TestFreezeAndResume(t *testing.T) {
 
 	require.ErrorIs(t, p.Resume(), ErrState, "resume before freeze")
 	require.NoError(t, p.Freeze())
-	assert.Equal(t, byte('T'), procState(pid))
+	assert.Equal(t, byte('T'), loopback.ProcState(pid))
 	require.ErrorIs(t, p.Freeze(), ErrState, "freeze twice")
 	require.NoError(t, p.Resume())
-	assert.NotEqual(t, byte('T'), procState(pid))
-	accepts(t, hostPort(p.ProviderPort()))
+	assert.NotEqual(t, byte('T'), loopback.ProcState(pid))
+	accepts(t, loopback.HostPort(p.ProviderPort()))
 
 	require.NoError(t, p.Freeze())
 	require.NoError(t, p.Stop(), "a frozen provider stops too")
@@ -155,7 +157,7 @@ func TestProviderRestartsEmpty(t *testing.T) {
 	require.NoError(t, p.StartProvider(context.Background()))
 	assert.NotEqual(t, old, p.PID(Provider))
 	assert.Equal(t, port, p.ProviderPort(), "its old port was free")
-	accepts(t, hostPort(p.ProviderPort()))
+	accepts(t, loopback.HostPort(p.ProviderPort()))
 	assert.ErrorIs(t, p.StartProvider(context.Background()), ErrState)
 	assert.FileExists(t, filepath.Join(p.LogDir(), "provider-2.log"))
 }
@@ -237,7 +239,7 @@ func TestBindFailureIsRetriedOnFreshPorts(t *testing.T) {
 			if role == Master {
 				port = ports[0] // its RPC port, which it binds last
 			}
-			l, err := net.Listen("tcp4", hostPort(port))
+			l, err := net.Listen("tcp4", loopback.HostPort(port))
 			require.NoError(t, err)
 			mu.Lock()
 			held = append(held, l)
@@ -255,7 +257,7 @@ func TestBindFailureIsRetriedOnFreshPorts(t *testing.T) {
 		assert.FileExists(t, filepath.Join(p.LogDir(), string(role)+"-2.log"))
 	}
 	accepts(t, p.MasterAddress())
-	accepts(t, hostPort(p.ProviderPort()))
+	accepts(t, loopback.HostPort(p.ProviderPort()))
 }
 
 func TestNotReadyIsBoundedAndCleanedUp(t *testing.T) {

@@ -1,4 +1,4 @@
-package pool
+package loopback
 
 import (
 	"fmt"
@@ -53,16 +53,16 @@ func TestLogTail(t *testing.T) {
 	for i := range 20 {
 		fmt.Fprintf(&many, "line %d\n", i)
 	}
-	tail := logTail(write("many", many.String()))
+	tail := LogTail(write("many", many.String()))
 	assert.True(t, strings.HasPrefix(tail, "  | line 5\n"), tail)
 	assert.True(t, strings.HasSuffix(tail, "  | line 19"), tail)
-	assert.Equal(t, "  (log empty)", logTail(write("empty", "")))
-	assert.Equal(t, "  | one line", logTail(write("one", "one line\n")))
+	assert.Equal(t, "  (log empty)", LogTail(write("empty", "")))
+	assert.Equal(t, "  | one line", LogTail(write("one", "one line\n")))
 	exact := strings.Repeat("x", tailLineBytes)
-	assert.Equal(t, "  | "+exact+"\n  | "+exact+" …", logTail(write("exact", exact+"\n"+exact+"yz\n")))
+	assert.Equal(t, "  | "+exact+"\n  | "+exact+" …", LogTail(write("exact", exact+"\n"+exact+"yz\n")))
 
 	// One line longer than tailReadBytes: its start is never read.
 	huge := strings.Repeat("a", tailReadBytes) + strings.Repeat("b", tailReadBytes)
-	assert.Equal(t, "  | "+strings.Repeat("b", tailLineBytes)+" …", logTail(write("huge", huge)))
-	assert.Contains(t, logTail(filepath.Join(dir, "absent")), "log unreadable")
+	assert.Equal(t, "  | "+strings.Repeat("b", tailLineBytes)+" …", LogTail(write("huge", huge)))
+	assert.Contains(t, LogTail(filepath.Join(dir, "absent")), "log unreadable")
 }

@@ -1,4 +1,4 @@
-package pool
+package loopback
 
 import (
 	"bufio"
@@ -10,12 +10,12 @@ import (
 	"strings"
 )
 
-// ownsListener reports whether process pid holds a listening TCP socket on
-// port, from /proc: a dial alone could reach another program that took the
-// port first. known is false when /proc has no socket tables (then the
-// caller trusts the dial); a process whose descriptors cannot be read (one
-// exiting) owns nothing.
-func ownsListener(pid, port int) (owns, known bool) {
+// OwnsListener reports whether process pid holds a listening TCP socket
+// on port, from /proc: a dial alone could reach another program that took
+// the port first. known is false when /proc has no socket tables (then
+// the caller trusts the dial); a process whose descriptors cannot be read
+// (one exiting) owns nothing.
+func OwnsListener(pid, port int) (owns, known bool) {
 	listening := map[string]bool{}
 	found := false
 	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
@@ -34,12 +34,13 @@ func ownsListener(pid, port int) (owns, known bool) {
 	if len(listening) == 0 {
 		return false, true
 	}
-	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	dir := fmt.Sprintf("/proc/%d/fd", pid)
+	fds, err := os.ReadDir(dir)
 	if err != nil {
 		return false, true
 	}
 	for _, fd := range fds {
-		target, err := os.Readlink(filepath.Join(fmt.Sprintf("/proc/%d/fd", pid), fd.Name()))
+		target, err := os.Readlink(filepath.Join(dir, fd.Name()))
 		if err != nil {
 			continue
 		}
@@ -74,9 +75,9 @@ func listenInodes(table []byte, port int) []string {
 	return inodes
 }
 
-// procState returns the state letter of /proc/<pid>/stat ('T' when
-// stopped by a signal), or 0 when it cannot be read.
-func procState(pid int) byte {
+// ProcState returns the state letter of /proc/<pid>/stat ('T' when
+// stopped by a signal, 'Z' for a zombie), or 0 when it cannot be read.
+func ProcState(pid int) byte {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0

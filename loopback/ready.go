@@ -1,0 +1,57 @@
+package loopback
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"time"
+)
+
+// ReadyPoll is how often WaitReady tries the child's ports.
+const ReadyPoll = 25 * time.Millisecond
+
+// WaitReady waits until the child listens on every port and a dial to
+// each is accepted, bounded by timeout and ctx. A port is tried by a dial
+// first; only once a dial is accepted is /proc read, to tell the child's
+// own listener from another program's on the same port, so a child that
+// takes long to listen costs a refused dial a port a poll.
+func (pr *Process) WaitReady(ctx context.Context, timeout time.Duration, ports ...int) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	tick := time.NewTicker(ReadyPoll)
+	defer tick.Stop()
+	pending := append([]int(nil), ports...)
+	for {
+		pending = notAccepting(ctx, pr.PID, pending)
+		if len(pending) == 0 && pr.Alive() {
+			return nil
+		}
+		select {
+		case <-pr.exited:
+			return pr.ExitError(ErrEarlyExit)
+		case <-ctx.Done():
+			return fmt.Errorf("%w: %s pid %d: ports %v not accepting after %v (%w); log %s:\n%s",
+				ErrNotReady, pr.Name, pr.PID, pending, timeout, context.Cause(ctx), pr.LogPath, LogTail(pr.LogPath))
+		case <-tick.C:
+		}
+	}
+}
+
+// notAccepting returns the ports of pending that refuse a dial or that
+// pid does not own.
+func notAccepting(ctx context.Context, pid int, pending []int) []int {
+	var left []int
+	for _, port := range pending {
+		d := net.Dialer{Timeout: time.Second}
+		conn, err := d.DialContext(ctx, "tcp4", HostPort(port))
+		if err != nil {
+			left = append(left, port)
+			continue
+		}
+		_ = conn.Close()
+		if owns, known := OwnsListener(pid, port); known && !owns {
+			left = append(left, port)
+		}
+	}
+	return left
+}
