@@ -87,6 +87,9 @@ type bench struct {
 	drains      int    // Drain calls made
 	falseDrains int    // Drains that answered false, for the probes' names
 	spare       *arena // a registered region no operation uses, for the probes after a false Drain
+	// during, when set, says what the check stages while it makes its
+	// next calls: a call that does not return in time is reported with it.
+	during string
 }
 
 func newBench(r reporter, rs *runState, name string, dir Direction) *bench {
@@ -162,11 +165,15 @@ func (b *bench) call(what string, f func()) (ok bool, panicked any) {
 	ok, panicked = b.within(f)
 	if !ok {
 		b.hung = true
+		why := ""
+		if b.during != "" {
+			why = " (" + b.during + ")"
+		}
 		if b.soft {
-			b.r.Errorf("%s did not return within %v", what, b.h.Wait)
+			b.r.Errorf("%s did not return within %v%s", what, b.h.Wait, why)
 			return false, nil
 		}
-		b.r.Fatalf("%s did not return within %v", what, b.h.Wait)
+		b.r.Fatalf("%s did not return within %v%s", what, b.h.Wait, why)
 	}
 	b.checkpoint()
 	return ok, panicked

@@ -142,6 +142,15 @@ type Subject struct {
 	// is called: operations submitted meanwhile are admitted and left
 	// unstarted. resume is idempotent.
 	Pause func() (resume func())
+
+	// HoldLookups makes every later lookup ([contract.Looker]) that asks
+	// about one of keys block inside the store call, until the gate is
+	// released: the lookup's context may end meanwhile, and the call
+	// stays inside the store until then. Held says a lookup is blocked
+	// at the gate. A harness whose store cannot tell lookups apart may
+	// hold every later lookup, but never a put or a get (a driver's own
+	// exists-check of a put included) of keys other than these.
+	HoldLookups func(keys ...string) Gate
 }
 
 // Direction is the direction of a row: a put (slot to store) or a get

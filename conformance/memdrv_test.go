@@ -27,6 +27,9 @@ func memSubject(drv contract.Driver, d *memdrv.Driver, s *memdrv.Store) *Subject
 		FailReads:      d.FailReads,
 		UnprovableGets: d.UnprovableGets,
 		Pause:          d.Pause,
+		// memdrv holds every lookup: its lookups never carry a put's or
+		// a get's store call.
+		HoldLookups: func(...string) Gate { return d.HoldLookups() },
 	}
 }
 

@@ -67,6 +67,8 @@ func TestRunBareHarness(t *testing.T) {
 		"verdict-order/put":        "no Writing hook",
 		"held-sibling/get":         "no HoldKeys hook",
 		"unregister-later-row/put": "no Pause or Hold hook",
+		"lookup-deadline":          "no HoldLookups hook",
+		"lookup-own-put":           "no Hold hook",
 	} {
 		r := root.find(name)
 		require.NotNil(t, r, name)
@@ -74,7 +76,7 @@ func TestRunBareHarness(t *testing.T) {
 		assert.Contains(t, r.skip, hook, name)
 	}
 	assert.Contains(t, root.find("together-busy/put").skip, "does not implement RegionsTogether")
-	for _, name := range []string{"drain-busy-callback/put", "rejects-after-false-drain/get", "close-after-false-drain/put", "verdict-order/get", "names-after-end"} {
+	for _, name := range []string{"drain-busy-callback/put", "rejects-after-false-drain/get", "close-after-false-drain/put", "verdict-order/get", "names-after-end", "lookup-count", "lookup-refusals", "lookup-concurrent"} {
 		r := root.find(name)
 		require.NotNil(t, r, name)
 		assert.False(t, r.skipped, "%s needs no hook, yet skipped: %s", name, r.skip)
@@ -82,10 +84,11 @@ func TestRunBareHarness(t *testing.T) {
 
 	// The summary says what ran and why the rest did not.
 	summary := strings.Join(root.logs, "\n")
-	assert.Contains(t, summary, "conformance summary (normal): 78 checks: 35 passed, 0 failed, 43 skipped")
+	assert.Contains(t, summary, "conformance summary (normal): 87 checks: 40 passed, 0 failed, 47 skipped")
 	assert.Contains(t, summary, "skipped (hook missing): held-row/get: the harness cannot hold a get inside the store (no Hold hook)")
 	assert.Contains(t, summary, "skipped (capability not declared): multi-span/put: the driver does not declare MultiSpan")
 	assert.Contains(t, summary, "not run: the run: puts' objects are not read back after their access ended")
+	assert.Contains(t, summary, "not run: lookup-concurrent: a lookup held inside the store beside a put and a get: the harness has no HoldLookups hook")
 }
 
 // TestRunNotesWhatTheCapLeavesOut: under a MaxRowsPerOp of 2 the cases of

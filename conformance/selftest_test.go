@@ -79,6 +79,20 @@ var pairings = []struct {
 	{rule: broken.EndsAtFirstFault, check: "held-sibling/put", violation: `access read ended while row 0 (name "held-0") was still held inside the store`, opts: memdrv.Options{Put: true}},
 	{rule: broken.NamesAfterEnd, check: "names-after-end", violation: "the key maker was handed the row's name after the operation's access ended"},
 	{rule: broken.CancelCallsBack, check: "no-callback-after-drain/get", violation: "after Drain returned true: no callback follows"},
+
+	{rule: broken.WrongLookupCount, check: "lookup-count", violation: "Lookup appends exactly one Presence per name, in batch order, to dst[:0]"},
+	{rule: broken.AdmitsLookupAfterDrain, check: "lookup-refusals", violation: "(after a Drain): answered, want refused with ErrDriverRejected: after a Drain every lookup is refused"},
+	{rule: broken.PresentForAbsent, check: "lookup-absent", violation: "reads present, want absent or unknown: the name was never stored"},
+	{rule: broken.LookupRowsReversed, check: "lookup-present", violation: `name "stored-0" reads absent, want present`},
+	{rule: broken.PresentWhileWriting, check: "lookup-writer-holds-key", violation: "reads present while another writer still writes its key"},
+	{rule: broken.PresentForOwnPut, check: "lookup-own-put", violation: "reads present while this driver's own put of it"},
+	{rule: broken.PresentForTorn, check: "lookup-whole", violation: `name "crashed" read present, but a get made right after ended [miss]`},
+	{rule: broken.PresentForTorn, check: "lookup-whole", violation: `name "crashed" read present, but the store holds no complete object under its key`, opts: memdrv.Options{Put: true}},
+	{rule: broken.LookupIgnoresDeadline, check: "lookup-deadline", violation: "did not return within 3s once its context ended, its call held inside the store"},
+	{rule: broken.DrainTrueWhileLookupInside, check: "lookup-deadline", violation: "Drain returned true while the lookup was held inside the store, its context not yet ended"},
+	{rule: broken.DrainTrueWhileLookupInside, check: "lookup-deadline", violation: "Drain returned true while the lookup was abandoned at its context's end"},
+	{rule: broken.LookupBlocksAdmission, check: "lookup-concurrent", violation: "Put did not return within 3s (a lookup is held inside the store meanwhile: a lookup blocked in the store holds up no Put, Get or Poll)"},
+	{rule: broken.LookupBlocksAdmission, check: "lookup-concurrent", violation: "Get did not return within 3s (a lookup is held inside the store meanwhile", opts: memdrv.Options{Get: true}},
 }
 
 // noPause takes away the hook that leaves rows unstarted: the check must
@@ -257,7 +271,7 @@ func TestSelfTestEveryBrokenRulePaired(t *testing.T) {
 	for _, rule := range broken.AllRules() {
 		assert.True(t, paired[rule], "broken rule %q has no pairing", rule)
 	}
-	assert.Len(t, broken.AllRules(), 35)
+	assert.Len(t, broken.AllRules(), 45)
 }
 
 // TestSelfTestWholeSuite runs the whole suite, thorough, against each

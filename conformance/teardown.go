@@ -13,6 +13,7 @@ import (
 // decides which memory the end of the run may unmap.
 func (b *bench) teardown() {
 	b.soft = true
+	b.during = ""
 	for i := len(b.undo) - 1; i >= 0; i-- {
 		// A hook may need the driver's locks: bounded, like a driver call.
 		if ok, p := b.within(b.undo[i]); !ok {

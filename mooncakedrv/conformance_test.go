@@ -59,6 +59,16 @@ func fakeSubject(cfg Config) func() (*conformance.Subject, error) {
 					mustScript(store, fakesdk.Fault{Op: fakesdk.Get, Key: k, Code: mooncakesdk.TransferFail})
 				}
 			},
+			// A lookup is one batch_is_exist: hold the exists-checks of
+			// those keys only, since a put's own exists-check (its
+			// confirm) is one too and must run on.
+			HoldLookups: func(keys ...string) conformance.Gate {
+				g, err := store.HoldKeys(fakesdk.Exist, keys...)
+				if err != nil {
+					panic(err) // the suite names keys
+				}
+				return fakeGate{g}
+			},
 		}, nil
 	}
 }

@@ -1,11 +1,15 @@
 package mooncakedrv
 
 import (
+	"errors"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/kvshare/kvshare/conformance"
 	"github.com/kvshare/kvshare/mooncakedrv/pool"
+	"github.com/kvshare/kvshare/mooncakesdk"
 )
 
 // realSubject builds conformance subjects over a real pool: each a fresh
@@ -15,8 +19,17 @@ import (
 //   - Seed and Object through raw, a second client outside the driver;
 //   - Hold at the SDK boundary (suiteClient: the worker's call blocks
 //     before it reaches the store, which then serves it);
+//   - HoldLookups at the SDK boundary too (lookupView: an exists-check
+//     carrying a held key blocks before it reaches the store, as Hold's
+//     calls do; the lookup's context may end meanwhile, and the call
+//     stays in the driver's count of lookups inside the store until the
+//     gate opens and the store answers it);
 //   - Pause through the driver's own worker pool (parts stay queued);
 //   - Full when full is not nil (a pool of its own, filled by raw).
+//
+// The driver's client is lookupView, which also gives it get_size (the
+// shared real client's mooncakesdk.Sizer), so that its lookups ask the
+// first key answering 0 once more, as over an unwrapped client.
 //
 // The others stay nil, and the checks that need them skip, saying so:
 // HoldKeys (suiteClient holds every call of a direction, not the calls
@@ -32,7 +45,8 @@ import (
 func realSubject(t *testing.T, sc *sharedClient, raw *rawClient, full func()) func() (*conformance.Subject, error) {
 	return func() (*conformance.Subject, error) {
 		c := sc.view()
-		d, err := New(c, Config{Logger: testLogger(t)})
+		lv := &lookupView{suiteClient: c}
+		d, err := New(lv, Config{Logger: testLogger(t)})
 		if err != nil {
 			return nil, err
 		}
@@ -50,12 +64,85 @@ func realSubject(t *testing.T, sc *sharedClient, raw *rawClient, full func()) fu
 				}
 				return data, ok
 			},
-			Full:  full,
-			Hold:  c.hold,
-			Pause: func() func() { return d.pool.Pause() },
+			Full:        full,
+			Hold:        c.hold,
+			Pause:       func() func() { return d.pool.Pause() },
+			HoldLookups: lv.holdLookups,
 		}, nil
 	}
 }
+
+// lookupView is a conformance subject's client over a real pool: its
+// view of the shared client (suiteClient), whose exists-checks carrying
+// a key of a HoldLookups gate block at the gate before they reach the
+// store, and which answers get_size through the shared client.
+type lookupView struct {
+	*suiteClient
+
+	mu    sync.Mutex
+	holds []heldKeys
+}
+
+// heldKeys is one HoldLookups gate and the keys whose exists-checks it
+// holds.
+type heldKeys struct {
+	keys []string
+	gate *holdGate
+}
+
+// holdLookups installs a gate on every later exists-check carrying one
+// of keys (a lookup's; a put's confirm of other keys runs on).
+func (c *lookupView) holdLookups(keys ...string) conformance.Gate {
+	g := newHoldGate()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.holds = append(c.holds, heldKeys{keys: slices.Clone(keys), gate: g})
+	return g
+}
+
+// waitHeld waits at every gate holding one of keys.
+func (c *lookupView) waitHeld(keys []string) {
+	c.mu.Lock()
+	var gates []*holdGate
+	for _, h := range c.holds {
+		if slices.ContainsFunc(keys, func(k string) bool { return slices.Contains(h.keys, k) }) {
+			gates = append(gates, h.gate)
+		}
+	}
+	c.mu.Unlock()
+	for _, g := range gates {
+		g.wait()
+	}
+}
+
+func (c *lookupView) BatchIsExistList(keys *mooncakesdk.KeyList, results []int32) error {
+	ks := make([]string, keys.Len())
+	for i := range ks {
+		ks[i] = string(keys.Key(i))
+	}
+	c.waitHeld(ks)
+	return c.suiteClient.BatchIsExistList(keys, results)
+}
+
+func (c *lookupView) BatchIsExist(keys []string, results []int32) error {
+	c.waitHeld(keys)
+	return c.suiteClient.BatchIsExist(keys, results)
+}
+
+// GetSize is the shared real client's (mooncakesdk.Sizer); ErrClosed
+// once the view was destroyed, as its other calls.
+func (c *lookupView) GetSize(key string) (int64, error) {
+	if err := c.enter(nil); err != nil {
+		return 0, err
+	}
+	s, ok := c.Client.(mooncakesdk.Sizer)
+	if !ok {
+		return 0, errors.New("the shared client has no get_size")
+	}
+	return s.GetSize(key)
+}
+
+var _ mooncakesdk.Sizer = (*lookupView)(nil)
 
 // The conformance suite on a real pool, every check but full-store (which
 // needs a pool of its own: TestRealFullPool). Its summary lists the checks

@@ -135,6 +135,10 @@ func TestRules(t *testing.T) {
 		broken.DrainCallbackUnderLock, broken.DeviceRefused,
 		broken.UnregisterFirstRowOnly, broken.AdmitsAfterDrainDeadline, broken.EndsAtFirstFault,
 		broken.NamesAfterEnd, broken.CancelCallsBack,
+		broken.WrongLookupCount, broken.AdmitsLookupAfterDrain, broken.PresentForAbsent,
+		broken.LookupRowsReversed, broken.PresentWhileWriting, broken.PresentForOwnPut,
+		broken.PresentForTorn, broken.LookupIgnoresDeadline, broken.DrainTrueWhileLookupInside,
+		broken.LookupBlocksAdmission,
 	), all, "every rule, in the agreed order")
 	seen := map[broken.Rule]bool{}
 	for _, r := range all {

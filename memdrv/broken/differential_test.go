@@ -274,7 +274,8 @@ var deviations = map[broken.Rule]func(label string) bool{
 				return true
 			}
 		}
-		return is("refused/put", "late-callbacks/answer", "callback-drain/answer", "callback-drain/drain", "callback-drain/close")(l)
+		return is("refused/put", "late-callbacks/answer", "callback-drain/answer", "callback-drain/drain", "callback-drain/close",
+			"lookup/answer", "lookup/presence", "lookup-torn/answer", "lookup-beside/answer")(l)
 	},
 	// Get admits nothing: every scene of gets shows it, but drain-lock's
 	// callbacks, which poll only an operation they were given, and the
@@ -306,6 +307,22 @@ var deviations = map[broken.Rule]func(label string) bool{
 	broken.EndsAtFirstFault:            is("sibling-fault/access", "sibling-fault/rows"),
 	broken.NamesAfterEnd:               is("names-late/keys-after-end"),
 	broken.CancelCallsBack:             is("cancel/callbacks", "cancel-after-drain/late-callbacks"),
+	// Every lookup that answers shows a presence too few.
+	broken.WrongLookupCount:       is("lookup/presence", "lookup-torn/presence", "lookup-held/presence", "lookup-beside/presence"),
+	broken.AdmitsLookupAfterDrain: is("lookup-refusals/after-drain"),
+	// The crashed put left no object: absent too.
+	broken.PresentForAbsent:    is("lookup/presence", "lookup-torn/presence"),
+	broken.LookupRowsReversed:  is("lookup/presence"),
+	broken.PresentWhileWriting: is("lookup/presence"),
+	broken.PresentForOwnPut:    is("lookup/presence"),
+	broken.PresentForTorn:      is("lookup-torn/presence"),
+	// A held lookup returns only once the store let it go, with the
+	// store's answer.
+	broken.LookupIgnoresDeadline:      is("lookup-held/returned", "lookup-held/presence", "lookup-beside/presence"),
+	broken.DrainTrueWhileLookupInside: is("lookup-held/drain"),
+	// The put waits for the held lookup, so the scene lets the lookup go
+	// before its context ends: the store's answer.
+	broken.LookupBlocksAdmission: is("lookup-beside/admitted", "lookup-beside/presence"),
 }
 
 func is(labels ...string) func(string) bool {

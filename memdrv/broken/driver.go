@@ -13,8 +13,8 @@ import (
 )
 
 // Driver is a [contract.Driver] that behaves like the [memdrv.Driver] it
-// wraps except for one broken [Rule]. Its methods are safe for concurrent
-// use, as memdrv's are.
+// wraps except for one broken [Rule]; it is a [contract.Looker] as
+// memdrv's is. Its methods are safe for concurrent use, as memdrv's are.
 type Driver struct {
 	rule  Rule
 	inner *memdrv.Driver
@@ -25,16 +25,25 @@ type Driver struct {
 	// so that a goroutine waiting for it is durably blocked in a
 	// testing/synctest bubble.
 	pollLock chan struct{}
+	// admission is LookupBlocksAdmission's lock: a lookup holds it while
+	// inside the store, and Put and Get take it. A channel, like
+	// pollLock.
+	admission chan struct{}
+	// shadow is AdmitsLookupAfterDrain's second memdrv driver over the
+	// same store, never drained: it answers the lookups after a Drain.
+	shadow *memdrv.Driver
 
 	mu          sync.Mutex
 	callbacks   []func()                // OnChangeAfterDrain, LateOnChangeAfterDrain: every onChange given
 	armed       bool                    // OnChangeAfterDrain: a Drain returned true
 	owed        []contract.Registration // UnregisterWhileBusy, UnregisterIgnoresQueued: answered nil, still registered
 	regions     map[contract.Registration]contract.SlotRegion
-	ops         []*operation // DrainCallbackUnderLock, NamesAfterEnd, CancelCallsBack: every operation handed out
-	firsts      []firstRow   // UnregisterFirstRowOnly: the first row of every operation
-	due         []afterEnd   // GetWritesAfterEnd, PutRereadsAfterEnd: effects for the next call
-	drainCalled bool         // CloseAfterFalseDrain
+	ops         []*operation    // DrainCallbackUnderLock, NamesAfterEnd, CancelCallsBack: every operation handed out
+	firsts      []firstRow      // UnregisterFirstRowOnly: the first row of every operation
+	due         []afterEnd      // GetWritesAfterEnd, PutRereadsAfterEnd: effects for the next call
+	drainCalled bool            // CloseAfterFalseDrain, AdmitsLookupAfterDrain
+	puts        []ownPut        // PresentForOwnPut, PresentWhileWriting: every put handed out, until it ended
+	torn        map[string]bool // PresentForTorn: keys whose put ended Fault
 }
 
 var _ contract.Driver = (*Driver)(nil)
@@ -50,15 +59,23 @@ func New(rule Rule, s *memdrv.Store, o memdrv.Options) (*Driver, error) {
 		log = slog.Default()
 	}
 	d := &Driver{
-		rule:     rule,
-		inner:    memdrv.New(s, o),
-		store:    s,
-		log:      log,
-		pollLock: make(chan struct{}, 1),
-		regions:  make(map[contract.Registration]contract.SlotRegion),
+		rule:      rule,
+		inner:     memdrv.New(s, o),
+		store:     s,
+		log:       log,
+		pollLock:  make(chan struct{}, 1),
+		admission: make(chan struct{}, 1),
+		regions:   make(map[contract.Registration]contract.SlotRegion),
+		torn:      make(map[string]bool),
 	}
 	if bend := rowEndFor(rule, d.inner); bend != nil {
 		d.inner.OnRowEnd(bend)
+	}
+	switch rule {
+	case PresentForTorn:
+		d.inner.OnRowEnd(d.noteTorn)
+	case AdmitsLookupAfterDrain:
+		d.shadow = memdrv.New(s, o)
 	}
 	return d, nil
 }
@@ -133,9 +150,12 @@ func (d *Driver) liesAboutBusy(reg contract.Registration) bool {
 	return false
 }
 
-// Put starts a put in the wrapped driver; under PanicsInPut it panics.
+// Put starts a put in the wrapped driver; under PanicsInPut it panics,
+// and under LookupBlocksAdmission it first waits for every lookup inside
+// the store.
 func (d *Driver) Put(b contract.RowBatch, onChange func()) (contract.Operation, error) {
 	d.enter()
+	d.admit()
 	if d.rule == PanicsInPut {
 		panic("broken: panics-in-put: Put panics in the caller's goroutine")
 	}
@@ -144,9 +164,11 @@ func (d *Driver) Put(b contract.RowBatch, onChange func()) (contract.Operation, 
 }
 
 // Get starts a get in the wrapped driver; under NilOperation it returns
-// (nil, nil) and admits nothing.
+// (nil, nil) and admits nothing, and under LookupBlocksAdmission it first
+// waits for every lookup inside the store.
 func (d *Driver) Get(b contract.RowBatch, h contract.Hint, onChange func()) (contract.Operation, error) {
 	d.enter()
+	d.admit()
 	if d.rule == NilOperation {
 		return nil, nil
 	}
@@ -230,6 +252,11 @@ func (d *Driver) wrap(dir memdrv.Direction, b contract.RowBatch, onChange func()
 	case UnregisterFirstRowOnly:
 		d.keepFirstRow(op, b)
 		return op, nil
+	case PresentForOwnPut, PresentWhileWriting:
+		if dir == memdrv.PutDir {
+			d.keepPut(op, b)
+		}
+		return op, nil
 	case GetWritesAfterEnd, PutRereadsAfterEnd, DrainCallbackUnderLock, NamesAfterEnd, CancelCallsBack:
 		o := &operation{d: d, rule: d.rule, inner: op, dir: dir, onChange: onChange}
 		if d.rule == NamesAfterEnd {
@@ -296,11 +323,14 @@ func (d *Driver) liesAboutDrain(early bool, ctx context.Context) bool {
 	case DrainTrueWhileLive:
 		return d.inner.Live() > 0
 	case DrainIgnoresCallbacks:
-		return d.inner.Live() == 0 && d.inner.Unprovable() == 0
+		return d.inner.Live() == 0 && d.inner.Unprovable() == 0 && d.inner.Busy() > 0
 	case DrainTrueWhenDeadline:
 		return !early && ctx.Err() != nil && d.inner.Unprovable() == 0
 	case DrainTrueUnprovableWithTime:
 		return ctx.Err() == nil && d.inner.Live() == 0 && d.inner.Busy() == 0 && d.inner.Unprovable() > 0
+	case DrainTrueWhileLookupInside:
+		inside, _, _ := d.inner.Lookups()
+		return inside > 0 && d.inner.Live() == 0 && d.inner.Busy() == 0 && d.inner.Unprovable() == 0
 	}
 	return false
 }

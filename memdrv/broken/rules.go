@@ -162,6 +162,53 @@ const (
 	// Cancel returned, whether or not a row changed, after a true Drain
 	// too.
 	CancelCallsBack Rule = "cancel-calls-back"
+
+	// WrongLookupCount breaks the Looker's answer (one Presence per
+	// name, appended to dst[:0]): Lookup returns one presence too few,
+	// always.
+	WrongLookupCount Rule = "wrong-lookup-count"
+	// AdmitsLookupAfterDrain breaks the Looker's refusals (every lookup
+	// after Drain is refused, nothing asked): once Drain was called,
+	// whatever it answered, Lookup answers as before, from the store.
+	AdmitsLookupAfterDrain Rule = "admits-lookup-after-drain"
+	// PresentForAbsent breaks Absent (no object has the key): Lookup
+	// answers Present for every name the store holds no object for.
+	PresentForAbsent Rule = "present-for-absent"
+	// LookupRowsReversed breaks the Looker's order (one Presence per
+	// name, in batch order): Lookup returns the presences in reverse.
+	LookupRowsReversed Rule = "lookup-rows-reversed"
+	// PresentWhileWriting breaks Looker rule 1 (never Present for a key
+	// being written): a key another writer holds, its object not yet
+	// readable, is answered Present, as by a driver that takes "the key
+	// exists in the store" for a complete object.
+	PresentWhileWriting Rule = "present-while-writing"
+	// PresentForOwnPut breaks Looker rule 2 (a key this driver is
+	// putting is never Present before its put is Ready): a key a put of
+	// this driver was admitted for and has not ended is answered
+	// Present, as by a driver that counts a key stored from its put's
+	// admission.
+	PresentForOwnPut Rule = "present-for-own-put"
+	// PresentForTorn breaks Looker rule 1 (never Present for an object a
+	// get could not read whole): a key whose put of this driver ended
+	// Fault (its store call crashed) is answered Present, as by a driver
+	// that records a key as stored once its store call started: the
+	// store holds no whole object under it.
+	PresentForTorn Rule = "present-for-torn"
+	// LookupIgnoresDeadline breaks Looker rule 3 (a lookup answers
+	// within its context; what the store did not answer is Unknown): a
+	// lookup held inside the store returns only once the store answers,
+	// whatever its context does.
+	LookupIgnoresDeadline Rule = "lookup-ignores-deadline"
+	// DrainTrueWhileLookupInside breaks Looker rule 3 (Drain answers
+	// false while any lookup is inside the store): when all that keeps
+	// Drain from true is lookups inside the store, abandoned ones
+	// included, it answers true.
+	DrainTrueWhileLookupInside Rule = "drain-true-while-lookup-inside"
+	// LookupBlocksAdmission breaks Looker rule 4 (Lookup is safe for
+	// concurrent use with Put, Get and Poll, so one blocked in the store
+	// holds up none of them): a lookup holds a lock of the driver for as
+	// long as it is inside the store, and Put and Get wait for it.
+	LookupBlocksAdmission Rule = "lookup-blocks-admission"
 )
 
 // firstRules are the rules of [Rules]: the first sixteen.
@@ -205,6 +252,16 @@ var rules = append(append([]Rule(nil), firstRules...),
 	EndsAtFirstFault,
 	NamesAfterEnd,
 	CancelCallsBack,
+	WrongLookupCount,
+	AdmitsLookupAfterDrain,
+	PresentForAbsent,
+	LookupRowsReversed,
+	PresentWhileWriting,
+	PresentForOwnPut,
+	PresentForTorn,
+	LookupIgnoresDeadline,
+	DrainTrueWhileLookupInside,
+	LookupBlocksAdmission,
 )
 
 // Rules returns the first sixteen rules, in the order they are declared;
@@ -219,7 +276,8 @@ func Rules() []Rule { return append([]Rule(nil), firstRules...) }
 // memory after access end, Drain, Close, busy regions, verdicts and
 // callbacks, then those of operations with rows in several regions, a
 // Drain that gives up, a row failing beside a running one, names read
-// late and Cancel after a true Drain. A fresh slice each time.
+// late and Cancel after a true Drain, then those of lookups (the
+// optional contract.Looker). A fresh slice each time.
 func AllRules() []Rule { return append([]Rule(nil), rules...) }
 
 // String returns the rule's name.

@@ -181,12 +181,12 @@ func keyStrings(l *mooncakesdk.KeyList) []string {
 	return out
 }
 
-// controlCall runs a register, unregister or health call: the client's
-// call guard, the call-level faults placed before the call's effect, the
-// hold, a scripted answer placed before the effect (which then never
-// happens), effect (the call's own work and answer), then the faults and
-// a scripted answer placed after it. A scripted answer replaces
-// effect's.
+// controlCall runs a register, unregister, health, remove or size call
+// (one without per-key answers): the client's call guard, the call-level
+// faults placed before the call's effect, the hold, a scripted answer
+// placed before the effect (which then never happens), effect (the
+// call's own work and answer), then the faults and a scripted answer
+// placed after it. A scripted answer replaces effect's.
 func (c *Client) controlCall(op Op, effect func() error) error {
 	if err := c.guard.Enter(); err != nil {
 		return err

@@ -20,7 +20,11 @@ type Client struct {
 	regions map[uintptr]uint64 // registered buffers: start → length
 }
 
-var _ mooncakesdk.Client = (*Client)(nil)
+var (
+	_ mooncakesdk.Client  = (*Client)(nil)
+	_ mooncakesdk.Sizer   = (*Client)(nil)
+	_ mooncakesdk.Remover = (*Client)(nil)
+)
 
 // RegisterBuffer records the region. It answers -1 for addr 0 or n 0 and
 // INVALID_PARAMS (-600) for a region overlapping one already registered.
@@ -83,6 +87,32 @@ func (c *Client) Remove(key string, force bool) error {
 		}
 		return nil
 	})
+}
+
+// GetSize answers the size of the complete object under key (see
+// [mooncakesdk.Sizer]): REPLICA_IS_NOT_READY (-703) while a put of it is
+// in flight (claimed, as a get finds it), OBJECT_NOT_FOUND (-704) for an
+// absent or vanished key, each a [*mooncakesdk.CallError]; a malformed
+// key is [mooncakesdk.ErrInvalidArgument] and reaches nothing. Counted
+// in [Calls].Size. A [Fault] on Size strikes it as one on Remove does:
+// Code is the function's own answer, Fail, Panic and Hold as for any
+// call. The fake grants no leases.
+func (c *Client) GetSize(key string) (int64, error) {
+	if key == "" || strings.IndexByte(key, 0) >= 0 {
+		return 0, fmt.Errorf("%w: key %q", mooncakesdk.ErrInvalidArgument, key)
+	}
+	var n int64
+	err := c.controlCall(Size, func() error {
+		var code mooncakesdk.Code
+		if n, code = c.store.size(key); code != mooncakesdk.OK {
+			return &mooncakesdk.CallError{Func: Size.cFunc(), Code: code}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
 }
 
 // HealthCheck answers healthy unless a fault says otherwise.

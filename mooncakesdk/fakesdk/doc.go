@@ -12,7 +12,11 @@
 //     is in flight and began less than [Options.DiscardTimeout] ago; the
 //     first writer's bytes stay. After that the next put discards the
 //     stale claim and stores its own bytes.
-//   - Is-exist answers 1 only for a complete object.
+//   - Is-exist answers 1 only for a complete object. GetSize
+//     ([mooncakesdk.Sizer]) answers a complete object's size,
+//     REPLICA_IS_NOT_READY (-703) while a put of the key is in flight,
+//     OBJECT_NOT_FOUND (-704) for none: it tells the two apart where
+//     is-exist answers 0 for both.
 //   - A get into a buffer at least the object's size writes it at the
 //     buffer's head and answers the size; into a smaller one it answers
 //     INVALID_PARAMS (-600) and writes nothing. A missing key answers

@@ -19,6 +19,7 @@ const (
 	Unregister               // UnregisterBuffer
 	Health                   // HealthCheck
 	Remove                   // Remove (mooncakesdk.Remover)
+	Size                     // GetSize (mooncakesdk.Sizer)
 )
 
 // String names the op: "put", "get", …
@@ -38,6 +39,8 @@ func (o Op) String() string {
 		return "health"
 	case Remove:
 		return "remove"
+	case Size:
+		return "size"
 	}
 	return fmt.Sprintf("Op(%d)", uint8(o))
 }
@@ -64,13 +67,15 @@ func (o Op) cFunc() string {
 		return "mooncake_store_health_check"
 	case Remove:
 		return "mooncake_store_remove"
+	case Size:
+		return "mooncake_store_get_size"
 	}
 	return o.String()
 }
 
-// answer is the error a register, unregister or health call returns for
-// the scripted function answer code, as the real client turns it: the
-// health check's own 1 ("not initialised") and 2 ("master unreachable")
+// answer is the error a register, unregister, health, remove or size
+// call returns for the scripted function answer code, as the real client
+// turns it: the health check's own 1 ("not initialised") and 2 ("master unreachable")
 // wrap [mooncakesdk.ErrUnhealthy], every other code is a
 // [*mooncakesdk.CallError] naming the C function.
 func (o Op) answer(code mooncakesdk.Code) error {
@@ -110,10 +115,12 @@ type Fault struct {
 	// according to Phase and Running, and only for a key the store would
 	// have served); in a put it answers for the first copy of a key
 	// given twice, the later copies answering 0 as always. For Register,
-	// Unregister and Health it is the function's own answer, replacing
-	// the fake's (for Health, 1 and 2 are the library's "not initialised"
-	// and "master unreachable", wrapping [mooncakesdk.ErrUnhealthy];
-	// every other code is a [*mooncakesdk.CallError]).
+	// Unregister, Health, Remove and Size it is the function's own
+	// answer, replacing the fake's (for Health, 1 and 2 are the library's
+	// "not initialised" and "master unreachable", wrapping
+	// [mooncakesdk.ErrUnhealthy]; every other code is a
+	// [*mooncakesdk.CallError], and a Size call so struck answers no
+	// size).
 	Code mooncakesdk.Code
 	// Fail makes the whole call answer the library's -1: the method
 	// returns a [*mooncakesdk.CallError] and writes no result. With
@@ -172,7 +179,7 @@ func (f Fault) check() error {
 		}
 	}
 	switch {
-	case f.Op < Put || f.Op > Remove:
+	case f.Op < Put || f.Op > Size:
 		return fmt.Errorf("%w: unknown op %v", ErrScript, f.Op)
 	case kinds != 1:
 		return fmt.Errorf("%w: exactly one of Code, Fail, Panic, Hold, Vanish must be set, got %d", ErrScript, kinds)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/kvshare/kvshare/mooncakesdk"
 )
 
 // The real store's timeouts that shape the fake's answers (see
@@ -74,9 +76,10 @@ func (o Options) transferTimeout() time.Duration {
 }
 
 // Calls counts the client calls that reached the store (well-formed,
-// non-empty, on a live client), and Destroy calls.
+// non-empty, on a live client), and Destroy calls. Size counts GetSize
+// calls ([mooncakesdk.Sizer]).
 type Calls struct {
-	Put, Get, Exist, Register, Unregister, Health, Remove, Destroy int
+	Put, Get, Exist, Register, Unregister, Health, Remove, Size, Destroy int
 }
 
 // object is a complete object and the client whose put stored it (nil
@@ -176,6 +179,22 @@ func (s *Store) Vanish(keys ...string) int {
 	return s.vanish(keys)
 }
 
+// size is what get_size answers for key: the size of its complete
+// object, REPLICA_IS_NOT_READY while a put of it is in flight (claimed,
+// as a get finds it), OBJECT_NOT_FOUND for none.
+func (s *Store) size(key string) (int64, mooncakesdk.Code) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch obj := s.objects[key]; {
+	case s.writing[key] != nil:
+		return 0, mooncakesdk.ReplicaIsNotReady
+	case obj == nil:
+		return 0, mooncakesdk.ObjectNotFound
+	default:
+		return int64(len(obj.data)), mooncakesdk.OK
+	}
+}
+
 // remove deletes the complete object under key and reports whether there
 // was one.
 func (s *Store) remove(key string) bool {
@@ -249,6 +268,8 @@ func (s *Store) count(op Op) {
 		s.calls.Health++
 	case Remove:
 		s.calls.Remove++
+	case Size:
+		s.calls.Size++
 	}
 }
 

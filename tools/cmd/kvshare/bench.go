@@ -29,11 +29,11 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print the report as JSON (no table, no progress bar)")
 	plotPath := fs.String("plot", "", "draw the figures into this file (.svg or .png); several files, comma-separated")
-	store := fs.String("store", "", "store config (TOML) of a running Mooncake pool: run measurement 5 against it")
-	mooncakeDir := fs.String("mooncake-dir", "", "Mooncake folder (bin/, lib/): start a loopback pool from it for measurement 5")
+	store := fs.String("store", "", "store config (TOML) of a running Mooncake pool: run measurement 5, and 6's real-pool case, against it")
+	mooncakeDir := fs.String("mooncake-dir", "", "Mooncake folder (bin/, lib/): start a loopback pool from it for measurement 5 (and another for 6's real-pool case)")
 	short := fs.Bool("short", false, "quick settings: fewer repetitions and samples (the mage bench target)")
 	reps := fs.Int("reps", 0, fmt.Sprintf("repetitions of every measurement (0: %d, or %d with --short)", bench.Defaults().Reps, bench.Short().Reps))
-	only := fs.String("only", "", "comma-separated measurements to run (1 settle, 2 engine loop, 3 row cpu, 4 bandwidth, 5 real pool); empty: all")
+	only := fs.String("only", "", "comma-separated measurements to run (1 settle, 2 engine loop, 3 row cpu, 4 bandwidth, 5 real pool, 6 lookup); empty: all")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof -top FILE)")
 	memProfile := fs.String("memprofile", "", "write a profile of every allocation of the run to this file at the end (go tool pprof -sample_index=alloc_space -top FILE); slows allocation")
 	timeout := fs.Duration("timeout", 20*time.Minute, "limit for the whole run")
@@ -170,7 +170,7 @@ func parseOnly(s string) ([]bench.Measurement, error) {
 	for _, f := range strings.Split(s, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 1 || n > len(bench.AllMeasurements) {
-			return nil, fmt.Errorf("--only %q: %q is not a measurement (1–5)", s, f)
+			return nil, fmt.Errorf("--only %q: %q is not a measurement (1–%d)", s, f, len(bench.AllMeasurements))
 		}
 		out = append(out, bench.Measurement(n))
 	}

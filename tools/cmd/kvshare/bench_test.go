@@ -19,13 +19,25 @@ func TestBenchWithoutAPoolSaysItSkippedFive(t *testing.T) {
 	assert.Empty(t, errs.String(), "no progress bar when stderr is not a terminal")
 }
 
+func TestBenchLookupTable(t *testing.T) {
+	var out, errs bytes.Buffer
+	code := run([]string{"bench", "--short", "--reps", "1", "--only", "6"}, &out, &errs)
+	require.Equal(t, 0, code, "stderr: %s", errs.String())
+	for _, want := range []string{"\n6. Lookup: ", "   memdrv ", "   mooncakedrv, fake SDK ", "stop at first", "every row",
+		"   Real pool: skipped: no pool given", "lookup over memdrv, 4096 names, every row: kvshare ns a name asked"} {
+		assert.Contains(t, out.String(), want)
+	}
+	assert.NotContains(t, out.String(), "\n5. Real pool")
+}
+
 func TestBenchJSON(t *testing.T) {
 	var out, errs bytes.Buffer
-	code := run([]string{"bench", "--short", "--reps", "1", "--only", "3,5", "--json"}, &out, &errs)
+	code := run([]string{"bench", "--short", "--reps", "1", "--only", "3,5,6", "--json"}, &out, &errs)
 	require.Equal(t, 0, code, "stderr: %s", errs.String())
 	var doc map[string]any
 	require.NoError(t, json.Unmarshal(out.Bytes(), &doc), "stdout is one JSON document: %s", out.String())
 	assert.Contains(t, doc, "row_cpu")
+	assert.Contains(t, doc, "lookup")
 	assert.NotContains(t, doc, "settle")
 	assert.EqualValues(t, 1, doc["reps"])
 	assert.Empty(t, errs.String())
@@ -51,9 +63,9 @@ func TestBenchUsage(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{[]string{"bench", "--only", "6"}, `"6" is not a measurement`},
+		{[]string{"bench", "--only", "7"}, `"7" is not a measurement (1–6)`},
 		{[]string{"bench", "--plot", "out.pdf"}, "must end in .svg or .png"},
-		{[]string{"bench", "--only", "3,5", "--plot", "out.svg"}, "nothing to plot"},
+		{[]string{"bench", "--only", "3,5,6", "--plot", "out.svg"}, "nothing to plot"},
 		{[]string{"bench", "--reps", "-1"}, "reps is -1"},
 		{[]string{"bench", "--store", "a.toml", "--mooncake-dir", "/m"}, "not both"},
 		{[]string{"bench", "extra"}, `unexpected argument "extra"`},

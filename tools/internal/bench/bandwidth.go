@@ -98,13 +98,7 @@ func measureBandwidthCase(ctx context.Context, o Options, rowBytes int64, step f
 		var kerr error
 		runKv := func() { runtime.GC(); kv, kerr = kvshareRound(mem, b.Workers, pub, fetch, observed(o, Bandwidth)) }
 		runFl := func() { runtime.GC(); fl = copyRound(mem, store, b.Workers) }
-		if r%2 == 0 {
-			runKv()
-			runFl()
-		} else {
-			runFl()
-			runKv()
-		}
+		inTurn(r, runKv, runFl)
 		if kerr != nil {
 			if errors.Is(kerr, errMemoryKept) {
 				return c, kerr

@@ -9,20 +9,21 @@ import (
 	"github.com/kvshare/kvshare/contract"
 )
 
-// Measurement names one of the benchmark's five measurements.
+// Measurement names one of the benchmark's six measurements.
 type Measurement int
 
-// The five measurements, numbered as in the package documentation.
+// The six measurements, numbered as in the package documentation.
 const (
 	SettleLatency Measurement = iota + 1 // 1: submission to settle
 	EngineLoop                           // 2: the busy engine loop
 	RowCPU                               // 3: per-row CPU and allocation
 	Bandwidth                            // 4: bandwidth against two copies
 	RealPool                             // 5: a real Mooncake pool
+	Lookup                               // 6: lookup against the same store calls
 )
 
-// AllMeasurements lists the five in order.
-var AllMeasurements = []Measurement{SettleLatency, EngineLoop, RowCPU, Bandwidth, RealPool}
+// AllMeasurements lists the six in order.
+var AllMeasurements = []Measurement{SettleLatency, EngineLoop, RowCPU, Bandwidth, RealPool, Lookup}
 
 func (m Measurement) String() string {
 	switch m {
@@ -36,6 +37,8 @@ func (m Measurement) String() string {
 		return "bandwidth"
 	case RealPool:
 		return "real pool"
+	case Lookup:
+		return "lookup"
 	}
 	return fmt.Sprintf("measurement %d", int(m))
 }
@@ -54,6 +57,7 @@ type Options struct {
 	RowCPU    rowCPUOptions
 	Bandwidth bandwidthOptions
 	Pool      poolOptions
+	Lookup    lookupOptions
 
 	// Observe, when set, is told of each lender a measurement builds
 	// (the kvshare command's --metrics observes them).
@@ -62,8 +66,8 @@ type Options struct {
 
 // observer is told of a lender once its backend is built: the
 // measurement it serves ("settle", "engine loop", "row cpu",
-// "bandwidth", "real pool"), its backend and its driver. The function
-// it returns is called before the lender is given back.
+// "bandwidth", "real pool", "lookup"), its backend and its driver. The
+// function it returns is called before the lender is given back.
 type observer func(lender string, b *binding.Backend, d contract.Driver) (done func())
 
 // settleOptions shape measurement 1 (and the traffic of measurement 2).
@@ -131,8 +135,27 @@ type poolOptions struct {
 	ViewRows int
 }
 
+// lookupOptions shape measurement 6.
+type lookupOptions struct {
+	// Sizes are the names in one view, one case each: 1, or a multiple
+	// of 4 (two groups of n/2; the layout is lookupLayout's).
+	Sizes []int
+	// Block is about how long one side's block of lookups takes in a
+	// repetition (calibrated on kvshare, then the same count each side).
+	Block time.Duration
+	// ObjectBytes is the size of each object stored before the lookups.
+	ObjectBytes int64
+}
+
+// Bounds of measurement 6's settings.
+const (
+	maxLookupNames  = 1 << 16
+	maxLookupObject = 1 << 20
+)
+
 // Defaults returns the settings of a full run: measurements 1–4 take
-// about a minute and a half on a 2-core machine.
+// about a minute and a half on a 2-core machine, 6 about ten seconds
+// (twenty with a loopback pool).
 func Defaults() Options {
 	return Options{
 		Reps: 7,
@@ -148,6 +171,7 @@ func Defaults() Options {
 		RowCPU:    rowCPUOptions{RowBytes: 64 << 10, Rows: 1024, Submissions: 20},
 		Bandwidth: bandwidthOptions{RowSizes: rowSizes, Bytes: 128 << 20, Workers: 2, ViewRows: 64},
 		Pool:      poolOptions{RowSizes: rowSizes, Bytes: 128 << 20, Segment: 1 << 30, ViewRows: 64},
+		Lookup:    lookupOptions{Sizes: []int{1, 256, 4096}, Block: 50 * time.Millisecond, ObjectBytes: 4 << 10},
 	}
 }
 
@@ -164,6 +188,7 @@ func Short() Options {
 	o.RowCPU.Submissions = 5
 	o.Bandwidth.Bytes = 32 << 20
 	o.Pool.Bytes = 32 << 20
+	o.Lookup.Block = 10 * time.Millisecond
 	return o
 }
 
@@ -180,7 +205,8 @@ func (o Options) runs(m Measurement) bool {
 	return false
 }
 
-// poolGiven reports whether measurement 5 has a pool to run against.
+// poolGiven reports whether measurements 5 and 6 have a pool to run
+// against.
 func (o Options) poolGiven() bool { return o.Pool.StorePath != "" || o.Pool.MooncakeDir != "" }
 
 // Validate names the first setting out of range.
@@ -193,7 +219,7 @@ func (o Options) Validate() error {
 	}
 	check(o.Reps > 0, "reps is %d, want > 0", o.Reps)
 	for _, m := range o.Only {
-		check(m >= SettleLatency && m <= RealPool, "no measurement %d (1–5)", int(m))
+		check(m >= SettleLatency && m <= Lookup, "no measurement %d (1–%d)", int(m), len(AllMeasurements))
 	}
 	s := o.Settle
 	check(s.Ticks > 0 && s.RowBytes > 0 && s.Latency >= 0 && s.Workers > 0 && s.RowsPerCall > 0 && s.BytesPerCall > 0,
@@ -212,6 +238,11 @@ func (o Options) Validate() error {
 	check(len(p.RowSizes) > 0 && p.ViewRows > 0 && p.Segment >= 0, "real pool settings out of range: %+v", p)
 	for _, rs := range p.RowSizes {
 		check(rs > 0 && p.Bytes >= rs, "real pool: row size %d must be > 0 and at most bytes per round %d", rs, p.Bytes)
+	}
+	k := o.Lookup
+	check(len(k.Sizes) > 0 && k.Block > 0 && k.ObjectBytes > 0 && k.ObjectBytes <= maxLookupObject, "lookup settings out of range: %+v", k)
+	for _, n := range k.Sizes {
+		check(n == 1 || (n >= 4 && n%4 == 0 && n <= maxLookupNames), "lookup: %d names: want 1, or a multiple of 4 from 4 to %d", n, maxLookupNames)
 	}
 	return errors.Join(errs...)
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/keys"
 	"github.com/kvshare/kvshare/mooncakesdk"
 )
 
@@ -13,18 +14,25 @@ import (
 // or a get left a read lease on them), on as many goroutines as the
 // driver has workers. A client without a remove call leaves them.
 func (r *poolRig) remove(names [][]byte) error {
-	rm, ok := r.target.client.(mooncakesdk.Remover)
+	return removeObjects(r.target.client, r.stem, names, r.drv.Workers)
+}
+
+// removeObjects removes, forced, the objects stored under names with
+// keys built by stem, on workers goroutines; an absent key is no error.
+// A client without a remove call leaves them.
+func removeObjects(client mooncakesdk.Client, stem keys.Stem, names [][]byte, workers int) error {
+	rm, ok := client.(mooncakesdk.Remover)
 	if !ok {
 		return nil
 	}
 	var mu sync.Mutex
 	var errs []error
 	var wg sync.WaitGroup
-	for w := range r.drv.Workers {
+	for w := range workers {
 		wg.Go(func() {
 			var buf []byte
-			for i := w; i < len(names); i += r.drv.Workers {
-				buf = r.stem.AppendKey(buf[:0], names[i])
+			for i := w; i < len(names); i += workers {
+				buf = stem.AppendKey(buf[:0], names[i])
 				err := rm.Remove(string(buf), true)
 				var ce *mooncakesdk.CallError
 				if err != nil && !(errors.As(err, &ce) && ce.Code == mooncakesdk.ObjectNotFound) {

@@ -91,13 +91,7 @@ func (r *poolRig) rowSize(ctx context.Context, ri int, rowBytes int64, step func
 		var kerr, rerr error
 		runKv := func() { kv, kerr = r.kvshareRound(ri, r.names('k', round, n)) }
 		runRaw := func() { raw, rerr = r.rawRound(ri, rowBytes, r.names('r', round, n)) }
-		if rep%2 == 0 {
-			runKv()
-			runRaw()
-		} else {
-			runRaw()
-			runKv()
-		}
+		inTurn(rep, runKv, runRaw)
 		if err := errors.Join(kerr, rerr); err != nil {
 			return c, err
 		}

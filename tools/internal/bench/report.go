@@ -1,5 +1,7 @@
 package bench
 
+import "fmt"
+
 // Report is everything one run measured: the machine, each measurement
 // that ran, and every goal's verdict. It is what --json prints.
 type Report struct {
@@ -11,6 +13,7 @@ type Report struct {
 	RowCPU   *rowCPUReport    `json:"row_cpu,omitempty"`
 	Band     *bandwidthReport `json:"bandwidth,omitempty"`
 	Pool     *poolReport      `json:"real_pool,omitempty"`
+	Lookup   *lookupReport    `json:"lookup,omitempty"`
 	Goals    []goal           `json:"goals"`
 }
 
@@ -47,6 +50,8 @@ const (
 	rowBytesTarget  = 2
 	bandwidthTarget = 0.8  // kvshare's round trip over the copy floor's
 	poolTarget95    = 0.95 // kvshare's GB/s over the raw loop's
+	lookupTarget    = 1.10 // kvshare's time a lookup over the same store calls'
+	lookupNsTarget  = 100  // kvshare's ns a name asked, over memdrv
 )
 
 // judge lists every goal the report's measurements bear on.
@@ -86,6 +91,15 @@ func (r *Report) judge() {
 		for _, c := range p.Cases {
 			r.Goals = append(r.Goals, newGoal(RealPool, size(c.RowBytes)+" rows: put GB/s / raw loop's", c.PutRatio, poolTarget95, false))
 			r.Goals = append(r.Goals, newGoal(RealPool, size(c.RowBytes)+" rows: get GB/s / raw loop's", c.GetRatio, poolTarget95, false))
+		}
+	}
+	if l := r.Lookup; l != nil {
+		for _, c := range l.Cases {
+			what := fmt.Sprintf("lookup over %s, %d names, %s", c.Store, c.Names, c.Mode)
+			r.Goals = append(r.Goals, newGoal(Lookup, what+": kvshare / the same store calls", c.Ratio, lookupTarget, true))
+			if c.Store == lookupMemdrv {
+				r.Goals = append(r.Goals, newGoal(Lookup, what+": kvshare ns a name asked", c.KvshareNsPerName, lookupNsTarget, true))
+			}
 		}
 	}
 }

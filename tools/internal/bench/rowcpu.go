@@ -117,13 +117,7 @@ func measureRowCPU(ctx context.Context, o Options, step func(string)) (*rowCPURe
 				kb, kerr = measureBlock(c.Submissions, func() error { return kvSubmit(kv, dir, kvViews[dir]) })
 			}
 			runFl := func() { fb, ferr = measureBlock(c.Submissions, func() error { return floorSubmit(fl, flSubs[dir]) }) }
-			if r%2 == 0 {
-				runKv()
-				runFl()
-			} else {
-				runFl()
-				runKv()
-			}
+			inTurn(r, runKv, runFl)
 			if err := errors.Join(kerr, ferr); err != nil {
 				return nil, errors.Join(err, cleanup())
 			}

@@ -11,12 +11,13 @@ import (
 // to total.
 type Progress func(done, total int, what string)
 
-// skippedPool is measurement 5's line when no pool was given.
+// skippedPool is measurement 5's line (and 6's for its real-pool case)
+// when no pool was given.
 const skippedPool = "skipped: no pool given (--store store.toml, or --mooncake-dir DIR to start one)"
 
 // Run runs the measurements o asks for, in order, and judges every
 // goal. logger (nil: a discarding one) receives the Mooncake SDK's and
-// the pool's records in measurement 5. An error means a measurement
+// the pool's records in measurements 5 and 6. An error means a measurement
 // could not run to the end (a row that never came back, a pool that
 // would not start); what ran before is in the report.
 func Run(ctx context.Context, o Options, progress Progress, logger *slog.Logger) (*Report, error) {
@@ -66,14 +67,23 @@ func Run(ctx context.Context, o Options, progress Progress, logger *slog.Logger)
 	if o.runs(RealPool) {
 		if !o.poolGiven() {
 			rep.Pool = &poolReport{Skipped: skippedPool}
-			return rep, nil
+		} else {
+			step("5 real pool: opening")
+			target, err := openPool(ctx, o.Pool, logger)
+			if err != nil {
+				return rep, err
+			}
+			if rep.Pool, err = measureRealPool(ctx, o, target, step); err != nil {
+				return rep, err
+			}
 		}
-		step("5 real pool: opening")
-		target, err := openPool(ctx, o.Pool, logger)
-		if err != nil {
-			return rep, err
+	}
+	if o.runs(Lookup) {
+		var open func() (*poolTarget, error)
+		if o.poolGiven() {
+			open = func() (*poolTarget, error) { return openPool(ctx, o.Pool, logger) }
 		}
-		if rep.Pool, err = measureRealPool(ctx, o, target, step); err != nil {
+		if rep.Lookup, err = measureLookup(ctx, o, open, step); err != nil {
 			return rep, err
 		}
 	}
@@ -97,6 +107,13 @@ func units(o Options) int {
 	}
 	if o.runs(RealPool) && o.poolGiven() {
 		n += 2 + o.Reps*len(o.Pool.RowSizes)
+	}
+	if o.runs(Lookup) {
+		stores := 2
+		if o.poolGiven() {
+			stores, n = 3, n+1 // and opening the pool
+		}
+		n += stores * len(o.Lookup.Sizes) * 2 * o.Reps
 	}
 	return n
 }

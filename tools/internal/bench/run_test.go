@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// One tiny run of measurements 1–4 (and 5's skip line), shared by the
-// tests that read a whole report.
+// One tiny run of measurements 1–4 and 6 (and 5's skip line), shared by
+// the tests that read a whole report.
 func tinyReport(t *testing.T) *Report {
 	t.Helper()
 	var done, total []int
@@ -25,7 +25,7 @@ func tinyReport(t *testing.T) *Report {
 	return rep
 }
 
-func TestRunMeasuresOneToFourAndSaysWhyNotFive(t *testing.T) {
+func TestRunMeasuresAllButFiveAndSaysWhyNotFive(t *testing.T) {
 	rep := tinyReport(t)
 	require.NotNil(t, rep.Settle)
 	require.NotNil(t, rep.Loop)
@@ -34,12 +34,16 @@ func TestRunMeasuresOneToFourAndSaysWhyNotFive(t *testing.T) {
 	require.NotNil(t, rep.Pool)
 	assert.Equal(t, skippedPool, rep.Pool.Skipped)
 	assert.Empty(t, rep.Pool.Cases)
+	require.NotNil(t, rep.Lookup)
+	assert.Equal(t, skippedPool, rep.Lookup.PoolSkipped)
 	assert.Equal(t, 2, rep.Reps)
 	assert.Positive(t, rep.Machine.CPUs)
 	assert.NotEmpty(t, rep.Machine.GoVersion)
 
-	// Every goal of 1–4: 6 settle cases, 2 loop, 2×2 row cpu, 2 sizes.
-	assert.Len(t, rep.Goals, 6+2+4+2)
+	// Every goal of 1–4 and 6: 6 settle cases, 2 loop, 2×2 row cpu, 2
+	// sizes; 6: 2 sizes × 2 modes over memdrv (ratio and ns a name) and
+	// over the fake SDK (ratio).
+	assert.Len(t, rep.Goals, 6+2+4+2+2*2*2+2*2)
 	for _, g := range rep.Goals {
 		assert.NotEmpty(t, g.Name)
 		assert.Equal(t, 2, g.Value.N, "%s: one figure per repetition", g.Name)
@@ -86,7 +90,7 @@ func TestReportJSONSchema(t *testing.T) {
 	require.NoError(t, err)
 	var doc map[string]any
 	require.NoError(t, json.Unmarshal(b, &doc))
-	for _, k := range []string{"machine", "reps", "elapsed_s", "settle", "engine_loop", "row_cpu", "bandwidth", "real_pool", "goals"} {
+	for _, k := range []string{"machine", "reps", "elapsed_s", "settle", "engine_loop", "row_cpu", "bandwidth", "real_pool", "lookup", "goals"} {
 		assert.Contains(t, doc, k)
 	}
 	settle := doc["settle"].(map[string]any)
@@ -113,10 +117,20 @@ func TestReportJSONSchema(t *testing.T) {
 		assert.Contains(t, g, k)
 	}
 	assert.Equal(t, map[string]any{"skipped": skippedPool}, doc["real_pool"])
+	lookup := doc["lookup"].(map[string]any)
+	for _, k := range []string{"layout", "block_ms", "pool_skipped", "cases"} {
+		assert.Contains(t, lookup, k)
+	}
+	lc := lookup["cases"].([]any)[0].(map[string]any)
+	for _, k := range []string{"store", "names", "groups", "mode", "asked", "present", "calls", "size_calls", "lookups_per_block",
+		"kvshare_ns_per_name", "floor_ns_per_name", "over_ns_per_name", "ratio"} {
+		assert.Contains(t, lc, k)
+	}
 
 	var back Report
 	require.NoError(t, json.Unmarshal(b, &back))
 	assert.Equal(t, *rep.Settle, *back.Settle, "the report survives a round trip")
+	assert.Equal(t, *rep.Lookup, *back.Lookup)
 }
 
 func TestTableNamesEveryMeasurementAndGoal(t *testing.T) {
@@ -125,7 +139,7 @@ func TestTableNamesEveryMeasurementAndGoal(t *testing.T) {
 	WriteTable(&out, rep)
 	s := out.String()
 	for _, want := range []string{"kvshare bench: 2 repetitions", "\n1. Submission to settle", "\n2. A busy engine loop",
-		"\n3. CPU and allocation a row", "\n4. Publish + fetch", "\n5. Real pool: skipped", "\nGoals: "} {
+		"\n3. CPU and allocation a row", "\n4. Publish + fetch", "\n5. Real pool: skipped", "\n6. Lookup: ", "   Real pool: skipped", "\nGoals: "} {
 		assert.Contains(t, s, want)
 	}
 	for _, g := range rep.Goals {

@@ -30,6 +30,9 @@ func WriteTable(w io.Writer, r *Report) {
 	if p := r.Pool; p != nil {
 		writePool(w, p)
 	}
+	if l := r.Lookup; l != nil {
+		writeLookup(w, l)
+	}
 	writeGoals(w, r.Goals)
 }
 
@@ -122,6 +125,49 @@ func writePool(w io.Writer, p *poolReport) {
 			c.RawPutGBs.Median, c.RawGetGBs.Median, sp(c.PutRatio, "%.3f"), sp(c.GetRatio, "%.3f"), c.KvshareNotReady, c.RawNotReady)
 	}
 	t.Flush()
+}
+
+func writeLookup(w io.Writer, l *lookupReport) {
+	fmt.Fprintf(w, "\n6. Lookup: Backend.Lookup against the same store calls made directly (memdrv: the driver's own Lookup; Mooncake: the client's\n")
+	fmt.Fprintf(w, "   batch_is_exist, and get_size of the first key answering 0 when the client has it), one lookup at a time, blocks of about %g ms.\n", l.BlockMs)
+	for _, line := range wrap("Layout: "+l.Layout, 140) {
+		fmt.Fprintf(w, "   %s\n", line)
+	}
+	if l.Pool != "" {
+		fmt.Fprintf(w, "   Real pool: %s; keys under %s/v1/…\n", l.Pool, l.KeyPrefix)
+	}
+	t := table(w)
+	fmt.Fprintln(t, "   store\tnames\tmode\tasked\tpresent\tcalls\tget_size\tlookups/block\tkvshare ns/name asked\tfloor's\tkvshare − floor\tkvshare µs/lookup\tfloor's\tratio\t")
+	for _, c := range l.Cases {
+		fmt.Fprintf(t, "   %s\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%.1f\t%.1f\t%.2f\t%.2f\t%s\t\n", c.Store, c.Names, c.Mode, c.Asked, c.Present, c.Calls, c.SizeCalls,
+			c.Lookups, sp(c.KvshareNsPerName, "%.1f"), c.FloorNsPerName.Median, c.OverNsPerName.Median, c.KvshareNsPerName.Median*float64(c.Asked)/1e3,
+			c.FloorNsPerName.Median*float64(c.Asked)/1e3, sp(c.Ratio, "%.3f"))
+	}
+	t.Flush()
+	if l.PoolSkipped != "" {
+		fmt.Fprintf(w, "   Real pool: %s\n", l.PoolSkipped)
+	}
+}
+
+// wrap cuts s into lines of at most width bytes at spaces (a longer
+// word alone).
+func wrap(s string, width int) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		if line != "" && len(line)+1+len(word) > width {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += word
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
 }
 
 func writeGoals(w io.Writer, goals []goal) {
