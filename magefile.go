@@ -108,7 +108,9 @@ func CI() error {
 // temporary folder with a fresh module cache: go mod tidy, go mod
 // vendor, go vet, go build, the program; its go.mod must have no
 // replace, its vendor/modules.txt only what it needs, its output every
-// byte round-tripped.
+// byte round-tripped. The Redis consumer runs against a loopback
+// redis-server the target starts (KVSHARE_REDIS_SERVER, else
+// redis-server on PATH); with neither it is built, not run, and says so.
 func Consumers() error {
 	return consumer.Check(".", os.Stdout)
 }
@@ -201,6 +203,20 @@ func soak(length string) error {
 // KVSHARE_REALPOOL_TIMEOUT sets each binary's -test.timeout (default 20m).
 func Realpool() error {
 	return tier.Realpool(".", repo, os.Getenv, os.Stdout)
+}
+
+// Redis runs the Redis tier: the tests that start a real redis-server.
+// Off (one line, success) when KVSHARE_REDIS_SERVER is unset; when set
+// it must be the absolute path of an executable redis-server whose
+// --version answers, else it fails saying why. It builds every test
+// binary first (redisdrv, tools), then runs them one at a time, inside a
+// private network namespace when root and unshare allow it, else on
+// loopback, then a short soak over a server of its own. Failures are
+// shown, passes counted; a test that skips as if the tier were off, or
+// a binary that runs no test, fails it. KVSHARE_REDIS_TIMEOUT sets each
+// binary's -test.timeout (default 20m).
+func Redis() error {
+	return tier.Redis(".", repo, os.Getenv, os.Stdout)
 }
 
 // Cuda runs the CUDA tier: gpuroundtrip's tests that move a request's

@@ -3,21 +3,27 @@
 // uses them:
 //
 //   - roundtrip: the main job, a KV round trip through the embedded
-//     in-memory store or a Mooncake pool, every byte checked;
-//   - doctor: checks a store config and the pool it names, one line a
-//     check;
+//     in-memory store, a Mooncake pool or a Redis server, every byte
+//     checked;
+//   - doctor: checks a store file and the pool or server it names, one
+//     line a check;
 //   - bench: kvshare against floors measured in the same run, with plots;
 //   - soak: random traffic for a while, every promise checked;
 //   - metrics: the --metrics endpoint of roundtrip and bench, module
 //     telemetry's instruments in Prometheus text;
-//   - runprefix: a key prefix per run, since a Mooncake put never
-//     overwrites;
+//   - runprefix: a key prefix per run, since neither a Mooncake put nor
+//     the Redis driver's SET NX overwrites;
+//   - storefile: which store a store file is for ([mooncake] or [redis]);
 //   - poolconfig and realpool: a loopback pool's store config, for the
-//     real-pool tests and the benchmark's own pool.
+//     real-pool tests and the benchmark's own pool;
+//   - redisconfig: a loopback Redis server's store file, for
+//     --redis-server and the Redis tests.
 //
 // The module may import every other module of the workspace; no module
 // imports it, so only the command links its dependencies beyond the
-// workspace: purego (the doctor's library check), gonum.org/v1/plot
+// workspace: purego (the doctor's library check), rueidis (the Redis
+// client: the doctor's own client, and the benchmark's floor over the
+// same client options the driver uses), gonum.org/v1/plot
 // (bench --plot), schollz/progressbar (bench's progress bar), and
 // OpenTelemetry's SDK and Prometheus exporter with Prometheus's HTTP
 // handler (--metrics); testify and prometheus/common in tests.

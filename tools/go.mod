@@ -10,10 +10,13 @@ require (
 	github.com/kvshare/kvshare/memdrv v0.3.0
 	github.com/kvshare/kvshare/mooncakedrv v0.3.0
 	github.com/kvshare/kvshare/mooncakesdk v0.3.0
+	github.com/kvshare/kvshare/redisdrv v0.3.0
+	github.com/kvshare/kvshare/storeconfig v0.3.0
 	github.com/kvshare/kvshare/telemetry v0.3.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3
 	github.com/prometheus/common v0.72.0
+	github.com/redis/rueidis v1.0.79
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/stretchr/testify v1.12.1
 	go.opentelemetry.io/otel v1.47.0
@@ -31,7 +34,6 @@ require (
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/kvshare/kvshare/loopback v0.3.0 // indirect
-	github.com/kvshare/kvshare/storeconfig v0.3.0 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/prometheus/otlptranslator v1.0.0 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
@@ -71,6 +73,7 @@ replace (
 	github.com/kvshare/kvshare/memdrv => ../memdrv
 	github.com/kvshare/kvshare/mooncakedrv => ../mooncakedrv
 	github.com/kvshare/kvshare/mooncakesdk => ../mooncakesdk
+	github.com/kvshare/kvshare/redisdrv => ../redisdrv
 	github.com/kvshare/kvshare/rowbatch => ../rowbatch
 	github.com/kvshare/kvshare/scheduler => ../scheduler
 	github.com/kvshare/kvshare/telemetry => ../telemetry

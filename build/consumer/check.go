@@ -3,6 +3,7 @@ package consumer
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -45,12 +46,17 @@ func Check(root string, w io.Writer) error {
 	var errs []error
 	for _, c := range modules.Repo.Consumers {
 		start := time.Now()
-		if err := checkOne(root, tmp, version, c, env, w); err != nil {
+		ran, err := checkOne(root, tmp, version, c, env, w)
+		if err != nil {
 			fmt.Fprintf(w, "consumer: FAIL %s: %v\n", c.Dir, err)
 			errs = append(errs, fmt.Errorf("%s: %w", c.Dir, err))
 			continue
 		}
-		fmt.Fprintf(w, "consumer: ok %s (%.1f s)\n", c.Dir, time.Since(start).Seconds())
+		only := ""
+		if !ran {
+			only = ", built only"
+		}
+		fmt.Fprintf(w, "consumer: ok %s%s (%.1f s)\n", c.Dir, only, time.Since(start).Seconds())
 	}
 	return errors.Join(errs...)
 }
@@ -92,15 +98,21 @@ func environment(tmp, proxy string) ([]string, error) {
 	), nil
 }
 
+// runTimeout bounds starting a consumer's server (when it needs one)
+// and running the program.
+const runTimeout = 5 * time.Minute
+
 // checkOne copies one consumer out of the repository and builds, vets,
-// vendors and runs it there.
-func checkOne(root, tmp, version string, c modules.Consumer, env []string, w io.Writer) error {
+// vendors and runs it there. It reports ran false when it built the
+// consumer but could not run it: the server it needs is not on this
+// machine (a line on w says so).
+func checkOne(root, tmp, version string, c modules.Consumer, env []string, w io.Writer) (ran bool, err error) {
 	dir := filepath.Join(tmp, filepath.Base(c.Dir))
 	if err := copyConsumer(filepath.Join(root, filepath.FromSlash(c.Dir)), dir); err != nil {
-		return err
+		return false, err
 	}
 	if err := checkGoMod(dir, version); err != nil {
-		return err
+		return false, err
 	}
 	bin := filepath.Join(tmp, "bin", filepath.Base(c.Dir))
 	for _, args := range [][]string{
@@ -111,18 +123,26 @@ func checkOne(root, tmp, version string, c modules.Consumer, env []string, w io.
 	} {
 		fmt.Fprintf(w, "consumer: %s: %s\n", c.Dir, strings.Join(args, " "))
 		if out, err := run(dir, env, args...); err != nil {
-			return fmt.Errorf("%s: %w\n%s", strings.Join(args, " "), err, out)
+			return false, fmt.Errorf("%s: %w\n%s", strings.Join(args, " "), err, out)
 		}
 	}
 	if err := checkVendor(filepath.Join(dir, "vendor", "modules.txt"), c.Forbidden); err != nil {
-		return err
+		return false, err
 	}
-	out, err := run(dir, env, bin)
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	srv, ran, err := startServer(ctx, c, os.Getenv, exec.LookPath, w)
+	if err != nil || !ran {
+		return false, err
+	}
+	out, err := run(dir, append(env, srv.env...), bin)
 	fmt.Fprintf(w, "%s", indent(out))
 	if err != nil {
-		return fmt.Errorf("running it: %w", err)
+		err = fmt.Errorf("running it: %w", err)
+	} else {
+		err = checkOutput(out)
 	}
-	return checkOutput(out)
+	return true, stopServer(srv, err)
 }
 
 // copyConsumer copies a consumer's folder, leaving out what tidy and

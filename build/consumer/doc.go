@@ -11,4 +11,11 @@
 // kvshare at another version than the proxy's, when its
 // vendor/modules.txt lists a module it must not pull in, or when the
 // program does not report every byte round-tripped.
+//
+// A consumer that needs a server (its Server in build/modules) runs
+// against one the check starts on loopback and stops after: for Redis, a
+// redis-server from KVSHARE_REDIS_SERVER, else from PATH, its address
+// passed to the program as KVSHARE_REDIS_ADDR. With no redis-server on
+// the machine the consumer is built but not run, and one line says so;
+// a KVSHARE_REDIS_SERVER that cannot be used fails the check.
 package consumer

@@ -10,6 +10,7 @@ const (
 	otelAttr  = "go.opentelemetry.io/otel/attribute"
 	xxhash    = "github.com/cespare/xxhash" // otel/attribute's
 	xsys      = "golang.org/x/sys"
+	rueidis   = "github.com/redis/rueidis"
 )
 
 // Repo is kvshare's list: every module of the repository, the root
@@ -29,6 +30,7 @@ var Repo = List{Modules: []Module{
 	{Dir: "conformance", Imports: []string{"contract", "rowbatch", testify}},
 	{Dir: "mooncakesdk", Imports: []string{"storeconfig", "keys", purego, toml}},
 	{Dir: "mooncakedrv", Imports: []string{"contract", "rowbatch", "scheduler", "mooncakesdk", "storeconfig", "keys", "loopback", purego, toml}},
+	{Dir: "redisdrv", Imports: []string{"contract", "rowbatch", "scheduler", "storeconfig", "keys", "loopback", rueidis, toml, xsys}},
 	{Dir: "gpuroundtrip", Imports: []string{"contract", "keys", "rowbatch", "scheduler", "binding", "memdrv", "hostmem",
 		"storeconfig", "mooncakesdk", "mooncakedrv", "loopback", purego, toml, nvml, xsys}, Tags: "nvml"},
 	{Dir: "telemetry", Imports: []string{"contract", "binding", "mooncakedrv", "rowbatch", "scheduler", "mooncakesdk",
@@ -46,5 +48,12 @@ var Repo = List{Modules: []Module{
 		Dir: "examples/consumer-mooncake",
 		Forbidden: []string{nvml, testify, "go.opentelemetry.io", "gonum.org", "github.com/prometheus",
 			Prefix + "/memdrv", Prefix + "/gpuroundtrip", Prefix + "/telemetry", Prefix + "/conformance", Prefix + "/tools"},
+	},
+	{
+		Dir:    "examples/consumer-redis",
+		Server: ServerRedis,
+		Forbidden: []string{purego, nvml, testify, "go.opentelemetry.io", "gonum.org", "github.com/prometheus",
+			Prefix + "/mooncakesdk", Prefix + "/mooncakedrv", Prefix + "/memdrv", Prefix + "/gpuroundtrip",
+			Prefix + "/telemetry", Prefix + "/conformance", Prefix + "/tools"},
 	},
 }}

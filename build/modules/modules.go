@@ -57,7 +57,16 @@ type Consumer struct {
 	// appear in the consumer's vendor/modules.txt: what taking only the
 	// modules it needs must never pull in.
 	Forbidden []string
+	// Server names the store server the program needs while it runs:
+	// empty for none, [ServerRedis] for a Redis server, which the check
+	// starts on loopback and names to the program in the environment.
+	Server string
 }
+
+// ServerRedis is [Consumer.Server] for a consumer that needs a Redis
+// server: the check starts one and passes its address to the program as
+// KVSHARE_REDIS_ADDR.
+const ServerRedis = "redis"
 
 // A List is a repository's modules and consumers. [Repo] is kvshare's.
 type List struct {

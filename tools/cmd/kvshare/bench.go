@@ -18,6 +18,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/kvshare/kvshare/tools/internal/bench"
+	"github.com/kvshare/kvshare/tools/internal/storefile"
 )
 
 // benchCmd runs kvshare bench: the measurements, a table (or --json) on
@@ -29,11 +30,12 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print the report as JSON (no table, no progress bar)")
 	plotPath := fs.String("plot", "", "draw the figures into this file (.svg or .png); several files, comma-separated")
-	store := fs.String("store", "", "store config (TOML) of a running Mooncake pool: run measurement 5, and 6's real-pool case, against it")
+	store := fs.String("store", "", "store file (TOML) of a running Mooncake pool (measurement 5, and 6's real-pool case) or Redis server (measurement 7)")
 	mooncakeDir := fs.String("mooncake-dir", "", "Mooncake folder (bin/, lib/): start a loopback pool from it for measurement 5 (and another for 6's real-pool case)")
+	redisServer := fs.String("redis-server", "", "redis-server binary (a path, or a name in PATH): start a loopback Redis server from it for measurement 7")
 	short := fs.Bool("short", false, "quick settings: fewer repetitions and samples (the mage bench target)")
 	reps := fs.Int("reps", 0, fmt.Sprintf("repetitions of every measurement (0: %d, or %d with --short)", bench.Defaults().Reps, bench.Short().Reps))
-	only := fs.String("only", "", "comma-separated measurements to run (1 settle, 2 engine loop, 3 row cpu, 4 bandwidth, 5 real pool, 6 lookup); empty: all")
+	only := fs.String("only", "", "comma-separated measurements to run (1 settle, 2 engine loop, 3 row cpu, 4 bandwidth, 5 real pool, 6 lookup, 7 redis); empty: all")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof -top FILE)")
 	memProfile := fs.String("memprofile", "", "write a profile of every allocation of the run to this file at the end (go tool pprof -sample_index=alloc_space -top FILE); slows allocation")
 	timeout := fs.Duration("timeout", 20*time.Minute, "limit for the whole run")
@@ -55,7 +57,10 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if *reps != 0 {
 		o.Reps = *reps
 	}
-	o.Pool.StorePath, o.Pool.MooncakeDir = *store, *mooncakeDir
+	if err := benchStores(&o, *store, *mooncakeDir, *redisServer); err != nil {
+		fmt.Fprintln(stderr, "kvshare bench:", err)
+		return 2
+	}
 	var err error
 	if o.Only, err = parseOnly(*only); err != nil {
 		fmt.Fprintln(stderr, "kvshare bench:", err)
@@ -159,6 +164,31 @@ func writeAllocs(path string) error {
 		return errors.Join(err, f.Close())
 	}
 	return f.Close()
+}
+
+// benchStores points o at the stores the flags name: --store at
+// measurement 5's pool (and 6's real-pool case) when it is a [mooncake]
+// file, at measurement 7's server when it is a [redis] file;
+// --mooncake-dir at 5's, --redis-server at 7's. Two ways to name the same
+// store are refused (o.Validate refuses --store with --mooncake-dir).
+func benchStores(o *bench.Options, store, mooncakeDir, redisServer string) error {
+	o.Pool.MooncakeDir, o.Redis.Server = mooncakeDir, redisServer
+	if store == "" {
+		return nil
+	}
+	kind, err := storefile.Read(store)
+	if err != nil {
+		return fmt.Errorf("--store: %w", err)
+	}
+	if kind == storefile.Mooncake {
+		o.Pool.StorePath = store
+		return nil
+	}
+	if redisServer != "" {
+		return errors.New("--store (a [redis] file) and --redis-server are two ways to name a Redis server: give one")
+	}
+	o.Redis.StorePath = store
+	return nil
 }
 
 // parseOnly reads --only: measurement numbers, comma-separated.

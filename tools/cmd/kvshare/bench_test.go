@@ -63,11 +63,13 @@ func TestBenchUsage(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{[]string{"bench", "--only", "7"}, `"7" is not a measurement (1–6)`},
+		{[]string{"bench", "--only", "8"}, `"8" is not a measurement (1–7)`},
 		{[]string{"bench", "--plot", "out.pdf"}, "must end in .svg or .png"},
 		{[]string{"bench", "--only", "3,5,6", "--plot", "out.svg"}, "nothing to plot"},
 		{[]string{"bench", "--reps", "-1"}, "reps is -1"},
-		{[]string{"bench", "--store", "a.toml", "--mooncake-dir", "/m"}, "not both"},
+		{[]string{"bench", "--store", mooncakeFile(t), "--mooncake-dir", "/m"}, "not both"},
+		{[]string{"bench", "--store", redisFile(t, "127.0.0.1:1"), "--redis-server", "/usr/bin/redis-server"}, "two ways to name a Redis server: give one"},
+		{[]string{"bench", "--store", filepath.Join(t.TempDir(), "nosuch.toml")}, "--store: storefile: cannot tell which store the file is for"},
 		{[]string{"bench", "extra"}, `unexpected argument "extra"`},
 	} {
 		var out, errs bytes.Buffer

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 
+	"github.com/kvshare/kvshare/redisdrv/redistest"
 	"github.com/kvshare/kvshare/tools/internal/doctor"
 )
 
@@ -16,8 +17,8 @@ import (
 func doctorCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("kvshare doctor", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	store := fs.String("store", "", "the store config file (TOML, [blob] and [mooncake]) to check")
-	wait := fs.Duration("wait", doctor.DefaultWait, "bound of each network wait (master, metadata server, client setup)")
+	stores := addStoreFlags(fs, "check", false)
+	wait := fs.Duration("wait", doctor.DefaultWait, "bound of each network wait (Mooncake: master, metadata server, client setup; Redis: the dial and every command)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -28,15 +29,34 @@ func doctorCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "kvshare doctor: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	if *store == "" {
-		fmt.Fprintln(stderr, "kvshare doctor: --store is required (the store config file to check)")
+	if line := stores.twice(); line != "" {
+		fmt.Fprintln(stderr, "kvshare doctor:", line)
 		return 2
 	}
-	fmt.Fprintf(stdout, "kvshare doctor: %s\n", *store)
+	if stores.store == "" && stores.redisServer == "" {
+		fmt.Fprintln(stderr, "kvshare doctor: --store is required (the store config file to check), or --redis-server to start a loopback Redis server and check that")
+		return 2
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	path := stores.store
+	if stores.redisServer != "" {
+		// Only a started server is opened here: a store file, with its
+		// refusals, is the doctor's first check.
+		st, code, err := stores.open(ctx, redistest.Options{}, logger)
+		if err != nil {
+			fmt.Fprintln(stderr, "kvshare:", err)
+			return code
+		}
+		defer st.close(stderr)
+		path = st.path
+		fmt.Fprintf(stdout, "kvshare doctor: %s (%s)\n", path, st.about)
+	} else {
+		fmt.Fprintf(stdout, "kvshare doctor: %s\n", path)
+	}
 	rep := doctor.Run(ctx, doctor.Options{
-		ConfigPath: *store,
+		ConfigPath: path,
 		Wait:       *wait,
-		Logger:     slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Logger:     logger,
 	})
 	rep.Write(stdout)
 	if rep.Failed() {

@@ -1,7 +1,7 @@
 // Command kvshare runs kvshare's jobs from a shell.
 //
 //	kvshare roundtrip [flags]          publish KV blocks from one lender, fetch them into another
-//	kvshare doctor --store store.toml  check a store config and the Mooncake pool it names
+//	kvshare doctor --store store.toml  check a store file and the Mooncake pool or Redis server it names
 //	kvshare bench [flags]              the benchmark: kvshare against floors measured in the same run
 //	kvshare soak [flags]               random traffic for a while, every promise checked
 //
@@ -51,15 +51,25 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, `usage: kvshare <command> [flags]
 
 commands:
-  roundtrip   publish KV blocks from one lender through the embedded in-memory
-              store (or, with --store store.toml, a Mooncake pool), fetch them
+  roundtrip   publish KV blocks from one lender through a store, fetch them
               into another lender, check every byte
-  doctor      check a store config and the Mooncake pool it names, one line
-              per check (--store store.toml)
+  doctor      check a store file and the Mooncake pool or Redis server it
+              names, one line per check
   bench       measure kvshare against floors measured in the same run: settle
               latency, an engine loop beside the traffic, CPU a row, bandwidth,
-              and a real pool (--store or --mooncake-dir); --plot out.svg
+              a real pool (5), lookup (6) and a Redis server (7); --plot out.svg
   soak        random publishes, fetches, cancels and rebinds on four backends
               over one store for ten minutes (--short: one), every fetched
-              byte and every promise at shutdown checked`)
+              byte and every promise at shutdown checked
+
+the store (roundtrip, bench, soak; doctor takes --store or --redis-server):
+  (none)                     the embedded in-memory store
+  --store store.toml         the Mooncake pool ([mooncake]) or Redis server
+                             ([redis]) the store file names
+  --mooncake-dir DIR         start a loopback Mooncake pool from DIR (bin/, lib/)
+  --redis-server PATH        start a loopback Redis server from that redis-server
+                             binary (a path, or a name in PATH)
+Give one of them (bench takes a pool and a Redis server together).
+
+Run 'kvshare <command> -h' for a command's flags.`)
 }

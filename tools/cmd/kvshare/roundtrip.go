@@ -11,9 +11,11 @@ import (
 	"strings"
 
 	"github.com/kvshare/kvshare/contract"
-	"github.com/kvshare/kvshare/mooncakedrv/pool"
-	"github.com/kvshare/kvshare/tools/internal/poolconfig"
+	"github.com/kvshare/kvshare/redisdrv"
+	"github.com/kvshare/kvshare/redisdrv/redistest"
+	"github.com/kvshare/kvshare/tools/internal/redisconfig"
 	"github.com/kvshare/kvshare/tools/internal/roundtrip"
+	"github.com/kvshare/kvshare/tools/internal/storefile"
 )
 
 // roundtripCmd runs the main job: flags, a progress line on a terminal, the
@@ -25,9 +27,8 @@ func roundtripCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.IntVar(&cfg.Rows, "rows", cfg.Rows, "KV blocks (rows) to move")
 	rowKiB := fs.Int64("row-kib", cfg.RowBytes>>10, "size of one block, in KiB")
 	fs.IntVar(&cfg.ViewRows, "view-rows", cfg.ViewRows, "rows per submitted view (one attempt each)")
-	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "worker goroutines of each in-memory driver (with --store: [mooncake] workers)")
-	storePath := fs.String("store", "", "store config file (TOML): run through the Mooncake pool it names instead of the embedded in-memory store")
-	mooncakeDir := fs.String("mooncake-dir", "", "Mooncake folder (bin/, lib/): start a loopback pool from it and run through that")
+	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "worker goroutines of each in-memory driver (with --store: the file's [mooncake] or [redis] workers)")
+	stores := addStoreFlags(fs, "run through", true)
 	gpu := fs.Bool("gpu", false, "move the KV through two lenders' device pages on a GPU (the host stand-in, said so, when there is none)")
 	fs.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "limit for the whole run")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the published bytes")
@@ -43,34 +44,33 @@ func roundtripCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return 2
 	}
 	cfg.RowBytes = *rowKiB << 10
-	if *storePath != "" && *mooncakeDir != "" {
-		fmt.Fprintln(stderr, "kvshare roundtrip: --store and --mooncake-dir are two ways to name a pool: give one")
+	if line := stores.twice(); line != "" {
+		fmt.Fprintln(stderr, "kvshare roundtrip:", line)
 		return 2
 	}
-	if *mooncakeDir != "" {
-		path, _, stop, err := poolconfig.Start(ctx, *mooncakeDir, pool.Options{}, slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
-		if err != nil {
-			fmt.Fprintln(stderr, "kvshare:", err)
-			return 1
-		}
-		defer func() {
-			if err := stop(); err != nil {
-				fmt.Fprintln(stderr, "kvshare: stopping the pool:", err)
-			}
-		}()
-		*storePath = path
+	if stores.redisServer != "" && flagSet(fs, "workers") {
+		fmt.Fprintf(stderr, "kvshare roundtrip: -workers sets the in-memory drivers; with --redis-server each driver runs [redis] workers' default, %d\n", redisdrv.DefaultWorkers)
+		return 2
 	}
-	if *storePath != "" {
-		if flagSet(fs, "workers") {
-			fmt.Fprintln(stderr, "kvshare roundtrip: -workers sets the in-memory drivers; with --store, set [mooncake] workers in the store config")
-			return 2
-		}
-		m, err := roundtrip.MooncakeStore(*storePath, slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
-		if err != nil {
-			fmt.Fprintln(stderr, "kvshare:", err)
-			return 2
-		}
-		m.Configure(&cfg)
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	// A server started for the run holds what the run stores, twice over.
+	st, code, err := stores.open(ctx, redistest.Options{MaxMemory: max(redisconfig.DefaultMaxMemory, 2*int64(max(cfg.Rows, 0))*max(cfg.RowBytes, 0))}, logger)
+	if err != nil {
+		fmt.Fprintln(stderr, "kvshare:", err)
+		return code
+	}
+	defer st.close(stderr)
+	if st.path != "" && flagSet(fs, "workers") {
+		fmt.Fprintf(stderr, "kvshare roundtrip: -workers sets the in-memory drivers; with --store, set [%s] workers in the store config\n", section(st.kind))
+		return 2
+	}
+	store, err := st.jobStore(logger)
+	if err != nil {
+		fmt.Fprintln(stderr, "kvshare:", err)
+		return 2
+	}
+	if store != nil {
+		store.Configure(&cfg)
 	}
 	if *gpu {
 		return gpuRoundTrip(ctx, cfg.Store, cfg.KeyPrefix, stdout, stderr)
@@ -79,14 +79,15 @@ func roundtripCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintln(stderr, "kvshare:", err)
 		return 2
 	}
-	store := cfg.Store
-	if store == nil {
-		store = roundtrip.MemoryStore(cfg.Workers)
-		cfg.Store = store
+	if cfg.Store == nil {
+		cfg.Store = roundtrip.MemoryStore(cfg.Workers)
 	}
 
 	fmt.Fprintf(stdout, "kvshare roundtrip: %d blocks of %s through %s (%d views, %d workers per driver)\n",
-		cfg.Rows, size(cfg.RowBytes), store.Describe(), (cfg.Rows+cfg.ViewRows-1)/cfg.ViewRows, store.Workers())
+		cfg.Rows, size(cfg.RowBytes), cfg.Store.Describe(), (cfg.Rows+cfg.ViewRows-1)/cfg.ViewRows, cfg.Store.Workers())
+	if st.about != "" {
+		fmt.Fprintf(stdout, "server   %s\n", st.about)
+	}
 	if *metricsAddr != "" {
 		endpoint, err := serveMetrics(*metricsAddr, stdout, stderr)
 		if err != nil {
@@ -106,7 +107,7 @@ func roundtripCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 	}
 	rep, err := roundtrip.Run(ctx, cfg, progress)
-	if *storePath != "" && rep.KeyPrefix != "" {
+	if st.path != "" && rep.KeyPrefix != "" {
 		fmt.Fprintf(stdout, "keys     %s/v1/<hex name> (this run's own prefix: a put never overwrites)\n", rep.KeyPrefix)
 	}
 	summary(stdout, rep, err == nil)
@@ -153,6 +154,14 @@ func summary(w io.Writer, rep roundtrip.Report, ran bool) {
 		fmt.Fprint(w, "; both regions returned to their lenders")
 	}
 	fmt.Fprintln(w)
+}
+
+// section is the store section of a kind of store file.
+func section(k storefile.Kind) string {
+	if k == storefile.Redis {
+		return storefile.RedisSection
+	}
+	return storefile.MooncakeSection
 }
 
 // flagSet reports whether the command line set the named flag.

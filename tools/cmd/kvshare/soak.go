@@ -8,9 +8,7 @@ import (
 	"io"
 	"log/slog"
 
-	"github.com/kvshare/kvshare/mooncakedrv/pool"
-	"github.com/kvshare/kvshare/tools/internal/poolconfig"
-	"github.com/kvshare/kvshare/tools/internal/roundtrip"
+	"github.com/kvshare/kvshare/redisdrv/redistest"
 	"github.com/kvshare/kvshare/tools/internal/soak"
 )
 
@@ -25,8 +23,7 @@ func soakCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&cfg.Duration, "duration", cfg.Duration, "how long lenders keep starting rounds")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the run's choices (printed; reproduces them)")
 	fs.IntVar(&cfg.Lenders, "lenders", cfg.Lenders, "backends over the one store")
-	storePath := fs.String("store", "", "store config file (TOML): soak the Mooncake pool it names")
-	mooncakeDir := fs.String("mooncake-dir", "", "Mooncake folder (bin/, lib/): start a loopback pool from it and soak that")
+	stores := addStoreFlags(fs, "soak", true)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -41,32 +38,28 @@ func soakCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		cfg.Duration = soak.Short().Duration
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	if *storePath != "" && *mooncakeDir != "" {
-		fmt.Fprintln(stderr, "kvshare soak: --store and --mooncake-dir are two ways to name a pool: give one")
+	if line := stores.twice(); line != "" {
+		fmt.Fprintln(stderr, "kvshare soak:", line)
 		return 2
 	}
-	if *mooncakeDir != "" {
-		path, _, stop, err := poolconfig.Start(ctx, *mooncakeDir, pool.Options{}, logger)
-		if err != nil {
-			fmt.Fprintln(stderr, "kvshare:", err)
-			return 1
-		}
-		defer func() {
-			if err := stop(); err != nil {
-				fmt.Fprintln(stderr, "kvshare: stopping the pool:", err)
-			}
-		}()
-		*storePath = path
+	st, code, err := stores.open(ctx, redistest.Options{}, logger)
+	if err != nil {
+		fmt.Fprintln(stderr, "kvshare:", err)
+		return code
 	}
+	defer st.close(stderr)
 	where := "the embedded in-memory store"
-	if *storePath != "" {
-		m, err := roundtrip.MooncakeStore(*storePath, logger)
-		if err != nil {
-			fmt.Fprintln(stderr, "kvshare:", err)
-			return 2
+	store, err := st.jobStore(logger)
+	if err != nil {
+		fmt.Fprintln(stderr, "kvshare:", err)
+		return 2
+	}
+	if store != nil {
+		cfg.Store = store
+		where = store.Describe()
+		if st.about != "" {
+			where += " (" + st.about + ")"
 		}
-		cfg.Store = m
-		where = m.Describe()
 	}
 	if err := cfg.Validate(); err != nil {
 		fmt.Fprintln(stderr, "kvshare:", err)

@@ -30,6 +30,14 @@
 //     memdrv, the Mooncake driver on the fake SDK and a pool when given
 //     one, against the same store calls made directly. Goal: at most
 //     1.10× the floor's time; over memdrv at most 100 ns a name.
+//  7. A Redis server, only when given one (--store with a [redis] file,
+//     or --redis-server to start one on loopback): publish then fetch of
+//     64 KiB to 4 MiB rows (about 64 MiB a direction, at least 16 rows)
+//     through a backend over the Redis driver, against the same commands
+//     pipelined by as many bare goroutines on a raw client built from the
+//     same client options (SET NX + STRLEN a row with the value straight
+//     from the slot; GET streamed into the slot), with single SET / GET
+//     calls as context. Goal: at least 0.90 each way (MB/s).
 //
 // Both sides of a comparison use the same store, objects and kind of
 // staging memory, and take turns going first. [Options.Validate] refuses

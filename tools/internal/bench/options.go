@@ -9,7 +9,7 @@ import (
 	"github.com/kvshare/kvshare/contract"
 )
 
-// Measurement names one of the benchmark's six measurements.
+// Measurement names one of the benchmark's seven measurements.
 type Measurement int
 
 // The six measurements, numbered as in the package documentation.
@@ -20,10 +20,11 @@ const (
 	Bandwidth                            // 4: bandwidth against two copies
 	RealPool                             // 5: a real Mooncake pool
 	Lookup                               // 6: lookup against the same store calls
+	Redis                                // 7: a Redis server against the same commands
 )
 
-// AllMeasurements lists the six in order.
-var AllMeasurements = []Measurement{SettleLatency, EngineLoop, RowCPU, Bandwidth, RealPool, Lookup}
+// AllMeasurements lists the seven in order.
+var AllMeasurements = []Measurement{SettleLatency, EngineLoop, RowCPU, Bandwidth, RealPool, Lookup, Redis}
 
 func (m Measurement) String() string {
 	switch m {
@@ -39,6 +40,8 @@ func (m Measurement) String() string {
 		return "real pool"
 	case Lookup:
 		return "lookup"
+	case Redis:
+		return "redis"
 	}
 	return fmt.Sprintf("measurement %d", int(m))
 }
@@ -58,6 +61,7 @@ type Options struct {
 	Bandwidth bandwidthOptions
 	Pool      poolOptions
 	Lookup    lookupOptions
+	Redis     redisOptions
 
 	// Observe, when set, is told of each lender a measurement builds
 	// (the kvshare command's --metrics observes them).
@@ -66,7 +70,7 @@ type Options struct {
 
 // observer is told of a lender once its backend is built: the
 // measurement it serves ("settle", "engine loop", "row cpu",
-// "bandwidth", "real pool", "lookup"), its backend and its driver. The
+// "bandwidth", "real pool", "lookup", "redis"), its backend and its driver. The
 // function it returns is called before the lender is given back.
 type observer func(lender string, b *binding.Backend, d contract.Driver) (done func())
 
@@ -147,6 +151,29 @@ type lookupOptions struct {
 	ObjectBytes int64
 }
 
+// redisOptions shape measurement 7. It runs only with StorePath or
+// Server.
+type redisOptions struct {
+	// StorePath is a store file ([blob] and [redis]) naming a running
+	// server.
+	StorePath string
+	// Server is a redis-server binary to start a loopback server from
+	// (package redistest of redisdrv), with MaxMemory bytes of maxmemory
+	// and the noeviction policy.
+	Server    string
+	MaxMemory int64
+	RowSizes  []int64
+	// Bytes is about what one round moves each way: Bytes/row size rows,
+	// and at least MinRows.
+	Bytes   int64
+	MinRows int
+	// ViewRows is the rows of one submitted view.
+	ViewRows int
+}
+
+// rows is the rows of one round at rowBytes a row.
+func (r redisOptions) rows(rowBytes int64) int { return max(r.MinRows, int(r.Bytes/rowBytes)) }
+
 // Bounds of measurement 6's settings.
 const (
 	maxLookupNames  = 1 << 16
@@ -172,10 +199,11 @@ func Defaults() Options {
 		Bandwidth: bandwidthOptions{RowSizes: rowSizes, Bytes: 128 << 20, Workers: 2, ViewRows: 64},
 		Pool:      poolOptions{RowSizes: rowSizes, Bytes: 128 << 20, Segment: 1 << 30, ViewRows: 64},
 		Lookup:    lookupOptions{Sizes: []int{1, 256, 4096}, Block: 50 * time.Millisecond, ObjectBytes: 4 << 10},
+		Redis:     redisOptions{MaxMemory: 2 << 30, RowSizes: rowSizes, Bytes: 64 << 20, MinRows: 16, ViewRows: 64},
 	}
 }
 
-// rowSizes are the row sizes of measurements 4 and 5.
+// rowSizes are the row sizes of measurements 4, 5 and 7.
 var rowSizes = []int64{64 << 10, 256 << 10, 1 << 20, 4 << 20}
 
 // Short returns settings for a quick look (the mage bench target): the
@@ -189,6 +217,7 @@ func Short() Options {
 	o.Bandwidth.Bytes = 32 << 20
 	o.Pool.Bytes = 32 << 20
 	o.Lookup.Block = 10 * time.Millisecond
+	o.Redis.Bytes = 32 << 20
 	return o
 }
 
@@ -209,6 +238,9 @@ func (o Options) runs(m Measurement) bool {
 // against.
 func (o Options) poolGiven() bool { return o.Pool.StorePath != "" || o.Pool.MooncakeDir != "" }
 
+// redisGiven reports whether measurement 7 has a server to run against.
+func (o Options) redisGiven() bool { return o.Redis.StorePath != "" || o.Redis.Server != "" }
+
 // Validate names the first setting out of range.
 func (o Options) Validate() error {
 	var errs []error
@@ -219,7 +251,7 @@ func (o Options) Validate() error {
 	}
 	check(o.Reps > 0, "reps is %d, want > 0", o.Reps)
 	for _, m := range o.Only {
-		check(m >= SettleLatency && m <= Lookup, "no measurement %d (1–%d)", int(m), len(AllMeasurements))
+		check(m >= SettleLatency && m <= Redis, "no measurement %d (1–%d)", int(m), len(AllMeasurements))
 	}
 	s := o.Settle
 	check(s.Ticks > 0 && s.RowBytes > 0 && s.Latency >= 0 && s.Workers > 0 && s.RowsPerCall > 0 && s.BytesPerCall > 0,
@@ -244,5 +276,14 @@ func (o Options) Validate() error {
 	for _, n := range k.Sizes {
 		check(n == 1 || (n >= 4 && n%4 == 0 && n <= maxLookupNames), "lookup: %d names: want 1, or a multiple of 4 from 4 to %d", n, maxLookupNames)
 	}
+	d := o.Redis
+	check(d.StorePath == "" || d.Server == "", "give a Redis store file or a redis-server binary, not both")
+	check(len(d.RowSizes) > 0 && d.ViewRows > 0 && d.MinRows > 0 && d.MaxMemory >= 0 && d.Bytes > 0, "redis settings out of range: %+v", d)
+	for _, rs := range d.RowSizes {
+		check(rs > 0 && rs <= maxRedisRow, "redis: row size %d must be > 0 and at most %d (a Redis value's limit, 512 MiB)", rs, int64(maxRedisRow))
+	}
 	return errors.Join(errs...)
 }
+
+// maxRedisRow is the largest value Redis stores (proto-max-bulk-len).
+const maxRedisRow = 512 << 20

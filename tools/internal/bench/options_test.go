@@ -16,12 +16,17 @@ func TestDefaultsAndShortAreValid(t *testing.T) {
 	assert.Equal(t, []int{1, 256, 4096}, Defaults().Lookup.Sizes)
 	assert.Equal(t, Defaults().Lookup.Sizes, Short().Lookup.Sizes, "the same shapes")
 	assert.Less(t, Short().Lookup.Block, Defaults().Lookup.Block)
+	r := Defaults().Redis
+	assert.Equal(t, []int64{64 << 10, 256 << 10, 1 << 20, 4 << 20}, r.RowSizes)
+	assert.Equal(t, []int{1024, 256, 64, 16}, []int{r.rows(64 << 10), r.rows(256 << 10), r.rows(1 << 20), r.rows(4 << 20)},
+		"64 MiB a direction, at least 16 rows")
+	assert.Equal(t, 16, r.rows(16<<20), "never fewer than 16 rows")
 }
 
 func TestValidateNamesWhatIsWrong(t *testing.T) {
 	for want, edit := range map[string]func(*Options){
 		"reps is 0":              func(o *Options) { o.Reps = 0 },
-		"no measurement 7 (1–6)": func(o *Options) { o.Only = []Measurement{7} },
+		"no measurement 8 (1–7)": func(o *Options) { o.Only = []Measurement{8} },
 		"settle settings":        func(o *Options) { o.Settle.Workers = 0 },
 		"loop settings":          func(o *Options) { o.Loop.Window = 0 },
 		"row cpu settings":       func(o *Options) { o.RowCPU.Rows = 0 },
@@ -32,6 +37,10 @@ func TestValidateNamesWhatIsWrong(t *testing.T) {
 		"lookup: 6 names":        func(o *Options) { o.Lookup.Sizes = []int{1, 6} },
 		"lookup: 0 names":        func(o *Options) { o.Lookup.Sizes = []int{0} },
 		"lookup: 131072 names":   func(o *Options) { o.Lookup.Sizes = []int{1 << 17} },
+		"Redis store file or a redis-server binary, not both": func(o *Options) { o.Redis.StorePath, o.Redis.Server = "r.toml", "/usr/bin/redis-server" },
+		"redis settings out of range":                         func(o *Options) { o.Redis.MinRows = 0 },
+		"redis: row size 1073741824":                          func(o *Options) { o.Redis.RowSizes = []int64{1 << 30} },
+		"redis: row size 0":                                   func(o *Options) { o.Redis.RowSizes = []int64{0} },
 	} {
 		o := Defaults()
 		edit(&o)
@@ -49,9 +58,13 @@ func TestRuns(t *testing.T) {
 	assert.False(t, o.runs(SettleLatency))
 	assert.False(t, o.runs(Lookup))
 	assert.Equal(t, "lookup", Lookup.String())
-	assert.Equal(t, Lookup, AllMeasurements[len(AllMeasurements)-1])
-	assert.Len(t, AllMeasurements, 6)
+	assert.Equal(t, "redis", Redis.String())
+	assert.Equal(t, Redis, AllMeasurements[len(AllMeasurements)-1])
+	assert.Len(t, AllMeasurements, 7)
 	assert.False(t, o.poolGiven())
 	o.Pool.StorePath = "store.toml"
 	assert.True(t, o.poolGiven())
+	assert.False(t, o.redisGiven(), "a Mooncake pool is no Redis server")
+	o.Redis.Server = "/usr/bin/redis-server"
+	assert.True(t, o.redisGiven())
 }

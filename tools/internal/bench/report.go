@@ -14,6 +14,7 @@ type Report struct {
 	Band     *bandwidthReport `json:"bandwidth,omitempty"`
 	Pool     *poolReport      `json:"real_pool,omitempty"`
 	Lookup   *lookupReport    `json:"lookup,omitempty"`
+	Redis    *redisReport     `json:"redis,omitempty"`
 	Goals    []goal           `json:"goals"`
 }
 
@@ -52,6 +53,7 @@ const (
 	poolTarget95    = 0.95 // kvshare's GB/s over the raw loop's
 	lookupTarget    = 1.10 // kvshare's time a lookup over the same store calls'
 	lookupNsTarget  = 100  // kvshare's ns a name asked, over memdrv
+	redisTarget90   = 0.90 // kvshare's MB/s over the raw pipelined loop's, over Redis
 )
 
 // judge lists every goal the report's measurements bear on.
@@ -91,6 +93,12 @@ func (r *Report) judge() {
 		for _, c := range p.Cases {
 			r.Goals = append(r.Goals, newGoal(RealPool, size(c.RowBytes)+" rows: put GB/s / raw loop's", c.PutRatio, poolTarget95, false))
 			r.Goals = append(r.Goals, newGoal(RealPool, size(c.RowBytes)+" rows: get GB/s / raw loop's", c.GetRatio, poolTarget95, false))
+		}
+	}
+	if d := r.Redis; d != nil {
+		for _, c := range d.Cases {
+			r.Goals = append(r.Goals, newGoal(Redis, size(c.RowBytes)+" rows over Redis: put MB/s / the same commands pipelined", c.PutRatio, redisTarget90, false))
+			r.Goals = append(r.Goals, newGoal(Redis, size(c.RowBytes)+" rows over Redis: get MB/s / the same commands pipelined", c.GetRatio, redisTarget90, false))
 		}
 	}
 	if l := r.Lookup; l != nil {

@@ -15,9 +15,13 @@ type Progress func(done, total int, what string)
 // when no pool was given.
 const skippedPool = "skipped: no pool given (--store store.toml, or --mooncake-dir DIR to start one)"
 
+// skippedRedis is measurement 7's line when no Redis server was given.
+const skippedRedis = "skipped: no Redis server given (--store redis.toml, or --redis-server PATH to start one)"
+
 // Run runs the measurements o asks for, in order, and judges every
 // goal. logger (nil: a discarding one) receives the Mooncake SDK's and
-// the pool's records in measurements 5 and 6. An error means a measurement
+// the pool's records in measurements 5 and 6, and a started Redis
+// server's in 7. An error means a measurement
 // could not run to the end (a row that never came back, a pool that
 // would not start); what ran before is in the report.
 func Run(ctx context.Context, o Options, progress Progress, logger *slog.Logger) (*Report, error) {
@@ -87,6 +91,20 @@ func Run(ctx context.Context, o Options, progress Progress, logger *slog.Logger)
 			return rep, err
 		}
 	}
+	if o.runs(Redis) {
+		if !o.redisGiven() {
+			rep.Redis = &redisReport{Skipped: skippedRedis}
+		} else {
+			step("7 redis: opening")
+			target, err := openRedis(ctx, o.Redis, logger)
+			if err != nil {
+				return rep, err
+			}
+			if rep.Redis, err = measureRedis(ctx, o, target, step); err != nil {
+				return rep, err
+			}
+		}
+	}
 	return rep, nil
 }
 
@@ -114,6 +132,9 @@ func units(o Options) int {
 			stores, n = 3, n+1 // and opening the pool
 		}
 		n += stores * len(o.Lookup.Sizes) * 2 * o.Reps
+	}
+	if o.runs(Redis) && o.redisGiven() {
+		n += 1 + len(o.Redis.RowSizes)*(1+o.Reps)
 	}
 	return n
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// One tiny run of measurements 1–4 and 6 (and 5's skip line), shared by
+// One tiny run of measurements 1–4 and 6 (and 5's and 7's skip lines), shared by
 // the tests that read a whole report.
 func tinyReport(t *testing.T) *Report {
 	t.Helper()
@@ -25,7 +25,7 @@ func tinyReport(t *testing.T) *Report {
 	return rep
 }
 
-func TestRunMeasuresAllButFiveAndSaysWhyNotFive(t *testing.T) {
+func TestRunMeasuresAllButFiveAndSevenAndSaysWhyNot(t *testing.T) {
 	rep := tinyReport(t)
 	require.NotNil(t, rep.Settle)
 	require.NotNil(t, rep.Loop)
@@ -36,6 +36,9 @@ func TestRunMeasuresAllButFiveAndSaysWhyNotFive(t *testing.T) {
 	assert.Empty(t, rep.Pool.Cases)
 	require.NotNil(t, rep.Lookup)
 	assert.Equal(t, skippedPool, rep.Lookup.PoolSkipped)
+	require.NotNil(t, rep.Redis)
+	assert.Equal(t, skippedRedis, rep.Redis.Skipped)
+	assert.Empty(t, rep.Redis.Cases)
 	assert.Equal(t, 2, rep.Reps)
 	assert.Positive(t, rep.Machine.CPUs)
 	assert.NotEmpty(t, rep.Machine.GoVersion)
@@ -90,7 +93,7 @@ func TestReportJSONSchema(t *testing.T) {
 	require.NoError(t, err)
 	var doc map[string]any
 	require.NoError(t, json.Unmarshal(b, &doc))
-	for _, k := range []string{"machine", "reps", "elapsed_s", "settle", "engine_loop", "row_cpu", "bandwidth", "real_pool", "lookup", "goals"} {
+	for _, k := range []string{"machine", "reps", "elapsed_s", "settle", "engine_loop", "row_cpu", "bandwidth", "real_pool", "lookup", "redis", "goals"} {
 		assert.Contains(t, doc, k)
 	}
 	settle := doc["settle"].(map[string]any)
@@ -117,6 +120,7 @@ func TestReportJSONSchema(t *testing.T) {
 		assert.Contains(t, g, k)
 	}
 	assert.Equal(t, map[string]any{"skipped": skippedPool}, doc["real_pool"])
+	assert.Equal(t, map[string]any{"skipped": skippedRedis}, doc["redis"])
 	lookup := doc["lookup"].(map[string]any)
 	for _, k := range []string{"layout", "block_ms", "pool_skipped", "cases"} {
 		assert.Contains(t, lookup, k)
@@ -139,7 +143,7 @@ func TestTableNamesEveryMeasurementAndGoal(t *testing.T) {
 	WriteTable(&out, rep)
 	s := out.String()
 	for _, want := range []string{"kvshare bench: 2 repetitions", "\n1. Submission to settle", "\n2. A busy engine loop",
-		"\n3. CPU and allocation a row", "\n4. Publish + fetch", "\n5. Real pool: skipped", "\n6. Lookup: ", "   Real pool: skipped", "\nGoals: "} {
+		"\n3. CPU and allocation a row", "\n4. Publish + fetch", "\n5. Real pool: skipped", "\n6. Lookup: ", "   Real pool: skipped", "\n7. Redis: skipped", "\nGoals: "} {
 		assert.Contains(t, s, want)
 	}
 	for _, g := range rep.Goals {

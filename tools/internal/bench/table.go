@@ -33,6 +33,9 @@ func WriteTable(w io.Writer, r *Report) {
 	if l := r.Lookup; l != nil {
 		writeLookup(w, l)
 	}
+	if d := r.Redis; d != nil {
+		writeRedis(w, d)
+	}
 	writeGoals(w, r.Goals)
 }
 
@@ -147,6 +150,26 @@ func writeLookup(w io.Writer, l *lookupReport) {
 	if l.PoolSkipped != "" {
 		fmt.Fprintf(w, "   Real pool: %s\n", l.PoolSkipped)
 	}
+}
+
+func writeRedis(w io.Writer, d *redisReport) {
+	if d.Skipped != "" {
+		fmt.Fprintf(w, "\n7. Redis: %s\n", d.Skipped)
+		return
+	}
+	fmt.Fprintf(w, "\n7. Redis: %s; keys under %s/{kvshare,floor,plain}/v1/…\n", d.Server, d.KeyPrefix)
+	fmt.Fprintf(w, "   %d workers, parts of %d rows and %s, views of %d rows, about %s each way a round; MB/s = 10⁶ B/s of Ready rows.\n",
+		d.Workers, d.RowsPerCall, size(d.BytesPerCall), d.ViewRows, size(d.BytesPerRound))
+	fmt.Fprintln(w, "   The floor: the driver's commands pipelined on a raw client of the same options (SET NX + STRLEN a row; GET streamed into the slot),")
+	fmt.Fprintln(w, "   as many goroutines as workers. Plain (context): single SET / GET on the same client, copying, as many goroutines.")
+	t := table(w)
+	fmt.Fprintln(t, "   row\trows\tkvshare put\tget\tfloor put\tget\tplain put\tget\tput ratio\tget ratio\tnot Ready kvshare/floor/plain\t")
+	for _, c := range d.Cases {
+		fmt.Fprintf(t, "   %s\t%d\t%.0f MB/s\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%s\t%s\t%d/%d/%d\t\n", size(c.RowBytes), c.Rows,
+			c.KvsharePutMBs.Median, c.KvshareGetMBs.Median, c.FloorPutMBs.Median, c.FloorGetMBs.Median, c.PlainPutMBs.Median, c.PlainGetMBs.Median,
+			sp(c.PutRatio, "%.3f"), sp(c.GetRatio, "%.3f"), c.KvshareNotReady, c.FloorNotReady, c.PlainNotReady)
+	}
+	t.Flush()
 }
 
 // wrap cuts s into lines of at most width bytes at spaces (a longer

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kvshare/kvshare/mooncakesdk"
+	"github.com/kvshare/kvshare/storeconfig"
 	"github.com/kvshare/kvshare/tools/internal/runprefix"
 )
 
@@ -50,15 +51,15 @@ func devices(names []string) string {
 // (runprefix: base/doctor/run) and checks it against the key rules, so a
 // prefix the backend would refuse is named here with its file, section
 // and key.
-func checkKeyPrefix(cfg mooncakesdk.StoreConfig) (string, Finding) {
-	prefix, err := runprefix.New(cfg.Blob.KeyPrefix, "doctor")
+func checkKeyPrefix(file string, blob storeconfig.Blob) (string, Finding) {
+	prefix, err := runprefix.New(blob.KeyPrefix, "doctor")
 	if err != nil {
-		return "", fail(CheckKeyPrefix, "%s: [blob] key_prefix: %v", cfg.File, err)
+		return "", fail(CheckKeyPrefix, "%s: [blob] key_prefix: %v", file, err)
 	}
-	if cfg.Blob.KeyPrefix == "" {
+	if blob.KeyPrefix == "" {
 		return prefix, ok(CheckKeyPrefix, "[blob] key_prefix not set: keys start with %q; this run's probe is under %s/", runprefix.DefaultBase, prefix)
 	}
-	return prefix, ok(CheckKeyPrefix, "%q; this run's probe is under %s/", cfg.Blob.KeyPrefix, prefix)
+	return prefix, ok(CheckKeyPrefix, "%q; this run's probe is under %s/", blob.KeyPrefix, prefix)
 }
 
 // size prints bytes in binary units.

@@ -1,19 +1,29 @@
-// Package doctor checks that a store config reaches a working Mooncake
-// pool: `kvshare doctor --store store.toml`. It runs each step the
-// Mooncake driver takes on its way to a first object, one check each,
-// and reports every one with a verdict and what it saw, so that a user
-// sees what to change, not only that something is wrong.
+// Package doctor checks that a store file reaches a working Mooncake
+// pool or Redis server: `kvshare doctor --store store.toml`. It runs each
+// step the store's driver takes on its way to a first object, one check
+// each, and reports every one with a verdict and what it saw, so that a
+// user sees what to change, not only that something is wrong. Which
+// store a file is for is its section's to say ([mooncake] or [redis],
+// package storefile); a file that holds neither, or both, fails the
+// config check alone.
 //
 // [Run] takes [Options] and returns a [Report]: one [Finding] a check,
-// in the order of the Check constants ([CheckConfig] to [CheckClose]),
-// each with a [Verdict] ([OK], [Warn], [Fail], [Skip]) and a detail.
-// [Report.Write] prints it; [Report.Failed] says whether any check
-// failed. The checks: the config as the driver reads it, the key
-// prefix, the library (path, SHA-256, pin, store_c.h's nineteen
-// functions; a library that does not load names the setting to change),
-// the environment, the master, the metadata server, the client's setup,
-// the listening sockets the client opened, and a probe object put, read
-// back, compared and removed, then the client closed.
+// in the order they ran, each with a [Verdict] ([OK], [Warn], [Fail],
+// [Skip]) and a detail. [Report.Write] prints it; [Report.Failed] says
+// whether any check failed. The checks of a Mooncake file ([CheckConfig]
+// to [CheckClose], in the order of the constants): the config as the
+// driver reads it, the key prefix, the library (path, SHA-256, pin,
+// store_c.h's nineteen functions; a library that does not load names the
+// setting to change), the environment, the master, the metadata server,
+// the client's setup, the listening sockets the client opened, and a
+// probe object put, read back, compared and removed, then the client
+// closed. The checks of a Redis file: the config and the key prefix, the
+// password variable ([CheckPassword]), the server's PING ([CheckServer]),
+// its version ([CheckVersion], 7.0 or later), its maxmemory
+// ([CheckMaxMemory]), eviction policy ([CheckEviction]) and persistence
+// ([CheckPersistence]), and one row's round trip through a backend over
+// the Redis driver: put, lookup ([CheckLookup]), get, the key deleted,
+// the backend closed.
 //
 // It promises:
 //
@@ -25,6 +35,16 @@
 //     environment, master and metadata are checked independently, so one
 //     run names every problem among them; the client is opened only when
 //     all of them passed, and the probe only on a client that set up.
+//     Over Redis the server is asked only once the password variable is
+//     set, and the probe runs only when no check failed.
+//   - Over Redis, the server's maxmemory and policy are judged against
+//     the file's expectations ([redis] maxmemory, the least expected, and
+//     maxmemory_policy): a difference fails, naming both values. Left
+//     unchecked, maxmemory 0 is a warning (the server then grows until the
+//     kernel ends it) and so is an allkeys policy (a Ready row may later
+//     read Miss). A server that refuses CONFIG (renamed, disabled, or not
+//     this user's to run) skips those checks, saying so; persistence is
+//     printed, never failed.
 //   - The master is ok only once a Mooncake master answered: the
 //     client's setup asks it for its version. A refused dial fails it; an
 //     accepted one alone leaves it skipped, not proven.
@@ -36,9 +56,12 @@
 //   - The probe lives under a key of this run's own prefix (package
 //     runprefix), from a buffer outside the Go heap. A buffer a transfer
 //     may still touch is kept with its client, as the driver keeps them.
+//     Over Redis the probe's key is deleted (DEL through the doctor's own
+//     client) whatever the put answered.
 //   - It never panics on a bad pool. Network waits are bounded by
 //     [Options.Wait] ([DefaultWait]); the probe's SDK calls take no
-//     deadline (the C ABI has none).
+//     deadline (the C ABI has none). Over Redis every dial, command and
+//     probe step is bounded by it.
 //
 // What each check looks at and prints is in the tools module's
 // README.md; why it checks as it does is in docs/design.md (sections

@@ -6,9 +6,14 @@ import (
 	"log/slog"
 	"os"
 	"time"
+
+	"github.com/kvshare/kvshare/tools/internal/storefile"
 )
 
-// The checks, by the name each prints, in the order they run.
+// The checks of a Mooncake store file, by the name each prints, in the
+// order they run. A Redis store file has checks of its own (CheckPassword
+// to CheckPersistence, CheckLookup), the config, key prefix, probe and
+// close checks named as here.
 const (
 	CheckConfig      = "config"
 	CheckKeyPrefix   = "key prefix"
@@ -83,14 +88,22 @@ func (o Options) withDefaults() Options {
 // was skipped.
 func Run(ctx context.Context, opts Options) Report {
 	opts = opts.withDefaults()
-	r := &run{Report: Report{File: opts.ConfigPath}}
+	kind, err := storefile.Read(opts.ConfigPath)
+	if err != nil {
+		// Which checks would follow depends on the store: none is named.
+		return Report{File: opts.ConfigPath, Findings: []Finding{fail(CheckConfig, "%v", err)}}
+	}
+	if kind == storefile.Redis {
+		return runRedis(ctx, opts)
+	}
+	r := &run{Report: Report{File: opts.ConfigPath}, all: checks[:]}
 
 	cfg, f := checkConfig(opts.ConfigPath)
 	if !r.add(f) {
 		r.skipRest("the config was refused")
 		return r.Report
 	}
-	prefix, f := checkKeyPrefix(cfg)
+	prefix, f := checkKeyPrefix(cfg.File, cfg.Blob)
 	r.add(f)
 	r.add(checkLibrary(cfg, opts.LookupEnv))
 	r.add(checkEnvironment(opts.LookupEnv))
@@ -122,8 +135,12 @@ func Run(ctx context.Context, opts Options) Report {
 	return r.Report
 }
 
-// run is a Report being written.
-type run struct{ Report }
+// run is a Report being written, and every check its store has, in
+// order.
+type run struct {
+	Report
+	all []string
+}
 
 // add appends f and reports whether it did not fail.
 func (r *run) add(f Finding) bool {
@@ -137,7 +154,7 @@ func (r *run) failed() bool { return r.Report.Failed() }
 // Skip line of its own when only one is left).
 func (r *run) skipRest(why string) {
 	var left []string
-	for _, c := range checks {
+	for _, c := range r.all {
 		if _, done := r.Find(c); !done {
 			left = append(left, c)
 		}

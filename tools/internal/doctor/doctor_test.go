@@ -109,14 +109,14 @@ func TestReportWrite(t *testing.T) {
 // skipRest writes one line for the checks left, or the check's own line
 // when only one is left.
 func TestSkipRest(t *testing.T) {
-	r := &run{}
+	r := &run{all: checks[:]}
 	for _, c := range checks[:len(checks)-1] {
 		r.add(ok(c, "fine"))
 	}
 	r.skipRest("why")
 	assert.Equal(t, skip(CheckClose, "not run: why"), r.Findings[len(r.Findings)-1])
 
-	r = &run{}
+	r = &run{all: checks[:]}
 	r.skipRest("why")
 	require.Len(t, r.Findings, 1)
 	assert.Equal(t, CheckRest, r.Findings[0].Check)

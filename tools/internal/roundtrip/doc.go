@@ -1,14 +1,16 @@
 // Package roundtrip is kvshare's main job: a KV round trip through a
 // store, the way an engine would use kvshare, through the embedded
-// in-memory store ([MemoryStore], the default) or a Mooncake pool that a
-// store config file describes ([MooncakeStore]).
+// in-memory store ([MemoryStore], the default), a Mooncake pool that a
+// store config file describes ([MooncakeStore]) or a Redis server that a
+// store file describes ([RedisStore]).
 //
 // Two lenders each own one host region of staging slots (memory outside
 // the Go heap) and lend it, under a hold, to their own backend over their
 // own driver; both drivers are clients of one [Store], as two engine
-// processes would share a Mooncake pool. The first lender fills its slots
-// with reproducible pseudo-random bytes ([Config.Seed]) and publishes them
-// in views of a few dozen rows, all submitted at once; the second fetches
+// processes would share a Mooncake pool or a Redis server. The first
+// lender fills its slots with reproducible pseudo-random bytes
+// ([Config.Seed]) and publishes them in views of a few dozen rows, all
+// submitted at once; the second looks them up, then fetches
 // the same names into its own slots. Every byte is compared. [Run]
 // returns a [Report]: each [Phase]'s rows, bytes and rate, mismatches,
 // rows undelivered, and what is still lent.
@@ -18,7 +20,8 @@
 //   - The owner's cleanup order for each lender: Shutdown answers no
 //     labels, the binding releases the hold once every region is
 //     confirmed unregistered, the driver is closed (a Mooncake driver's
-//     Close destroys its client), and only then is the memory unmapped.
+//     Close destroys its client, a Redis driver's closes its client), and
+//     only then is the memory unmapped.
 //     Anything still held is kept and reported, never freed.
 //   - Rates count only rows the outcomes mark delivered, and a fetched
 //     row the fetch never wrote cannot pass the byte check.
@@ -29,7 +32,7 @@
 //     cleanup has a bound of its own (30 s).
 //
 // It refuses a [Config] out of range ([Config.Validate]) and a store
-// config the Mooncake SDK refuses.
+// config the Mooncake SDK or the Redis driver refuses.
 //
 // Why it is built this way (two clients of a pool in one process, mmap
 // staging, the fetcher's slots filled before the clock starts) is in

@@ -14,7 +14,8 @@
 // them, or one so long that the run's prefix would pass
 // keys.MaxPrefixBytes, is refused before any store is opened. Prefixes
 // sort by when their runs started, and are lower-case whatever the
-// locale. A run's objects stay in the store.
+// locale. A run's objects stay in the store. The Redis driver's put (SET
+// NX) never overwrites either, so the same holds there.
 //
 // The reasons for the form are in docs/design.md (section "The kvshare
 // command (tools)").

@@ -1,0 +1,10 @@
+module example.com/consumer-redis
+
+go 1.26
+
+require (
+	github.com/kvshare/kvshare/binding v0.3.0
+	github.com/kvshare/kvshare/contract v0.3.0
+	github.com/kvshare/kvshare/hostmem v0.3.0
+	github.com/kvshare/kvshare/redisdrv v0.3.0
+)

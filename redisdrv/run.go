@@ -1,0 +1,137 @@
+package redisdrv
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/redis/rueidis"
+
+	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/redisdrv/internal/slotmem"
+)
+
+// run is the worker pool's function: it sends a part's pipeline, reads
+// its replies, records the rows' verdicts and calls the operation's
+// callback before it returns (so the pool's Stop, and with it Drain,
+// cannot return before the callback).
+func (d *Driver) run(p *part) {
+	ctx, cancel := context.WithTimeout(context.Background(), d.cfg.callTimeout(p.bytes))
+	var panicked any
+	if p.op.dir == contract.PutDir {
+		panicked = clientCall(func() { d.runPut(ctx, p) })
+	} else {
+		panicked = clientCall(func() { d.runGet(ctx, p) })
+	}
+	cancel()
+	if panicked != nil {
+		// Nothing proves what a client that panicked midway still does
+		// with the part's memory: keep it, for good.
+		d.log.Error("redisdrv: the client panicked; every row of the part ends Fault and its access is unprovable",
+			"dir", p.op.dir, "rows", p.len(), "panic", fmt.Sprint(panicked))
+		for j := range p.status {
+			p.status[j] = contract.Fault
+		}
+		d.mu.Lock()
+		d.stats.Panics++
+		d.mu.Unlock()
+	}
+	op := p.op
+	d.finish(p, panicked != nil)
+	d.callOnChange(op)
+}
+
+// runPut sends, for every row the part may put, SET key value NX and
+// STRLEN key in one pipeline, the value a string over the row's span
+// (the client copies it through its write buffer, never whole); rows whose key another put of this driver is writing end
+// NotReady without a command. The client writes and flushes the whole
+// pipeline on this goroutine before DoMultiStream returns, and reads the
+// spans nowhere else: from its return on, the part's memory is not read.
+func (d *Driver) runPut(ctx context.Context, p *part) {
+	cmds := make(rueidis.Commands, 0, 2*p.len())
+	rows := make([]int, 0, p.len())
+	for j, k := range p.keys {
+		if p.op.writing[p.lo+j] {
+			p.status[j] = contract.NotReady
+			continue
+		}
+		s := p.span(j)
+		cmds = append(cmds,
+			d.client.B().Set().Key(k).Value(slotmem.String(s.Addr, s.Len)).Nx().Build(),
+			d.client.B().Strlen().Key(k).Build())
+		rows = append(rows, j)
+	}
+	if len(cmds) == 0 {
+		return
+	}
+	stream := d.client.DoMultiStream(ctx, cmds...)
+	var r reply
+	var faults faultLog
+	for _, j := range rows {
+		set := r.read(&stream)
+		strlen := r.read(&stream)
+		p.status[j] = putVerdict(set, strlen, p.span(j).Len)
+		if p.status[j] == contract.Fault {
+			faults.add(j, set, strlen)
+		}
+	}
+	drain(&stream)
+	d.logFaults(p, faults)
+}
+
+// runGet sends GET key for every row of the part in one pipeline and
+// streams each value straight into its row's span (a slotWriter that
+// learns the value's length before its first byte). The spans are
+// written only inside WriteTo, on this goroutine: once the last reply
+// was read, nothing writes them.
+func (d *Driver) runGet(ctx context.Context, p *part) {
+	cmds := make(rueidis.Commands, 0, p.len())
+	for _, k := range p.keys {
+		cmds = append(cmds, d.client.B().Get().Key(k).Build())
+	}
+	stream := d.client.DoMultiStream(ctx, cmds...)
+	var w slotWriter
+	var faults faultLog
+	for j := range p.keys {
+		w.reset(p.span(j))
+		_, err := stream.WriteTo(&w)
+		p.status[j] = getVerdict(&w, err)
+		if p.status[j] == contract.Fault {
+			faults.add(j, answer{n: w.written, err: err}, answer{})
+		}
+	}
+	drain(&stream)
+	d.logFaults(p, faults)
+}
+
+// drain reads whatever replies a stream still holds, so that its
+// connection goes back to the client's pool (none are left when every
+// row read its own).
+func drain(s *rueidis.MultiRedisResultStream) {
+	var r reply
+	for s.HasNext() {
+		r.read(s)
+	}
+}
+
+// faultLog is what a part logs of its rows that ended Fault: how many,
+// and what the server answered the first.
+type faultLog struct {
+	n, first     int
+	answer, then answer
+}
+
+func (f *faultLog) add(j int, first, second answer) {
+	if f.n == 0 {
+		f.first, f.answer, f.then = j, first, second
+	}
+	f.n++
+}
+
+// logFaults logs, once per part, the rows that ended Fault.
+func (d *Driver) logFaults(p *part, f faultLog) {
+	if f.n == 0 {
+		return
+	}
+	d.log.Warn("redisdrv: rows ended Fault", "dir", p.op.dir, "rows", f.n, "of", p.len(),
+		"first key", p.keys[f.first], "answer", f.answer.String(), "then", f.then.String())
+}

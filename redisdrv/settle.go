@@ -1,0 +1,85 @@
+package redisdrv
+
+import (
+	"github.com/kvshare/kvshare/contract"
+)
+
+// finish records a part's verdicts once its round trip returned: the
+// rows' statuses, the writing marks it ends, and whether its access is
+// unprovable.
+func (d *Driver) finish(p *part, unprovable bool) {
+	op := p.op
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for j, st := range p.status {
+		if !st.Final() {
+			st = contract.Fault // no verdict reached: nothing proves the row arrived
+		}
+		op.rows[p.lo+j] = st
+		d.unmarkLocked(p, j)
+		d.countRowLocked(op.dir, st)
+	}
+	op.pending -= p.len()
+	op.parts--
+	op.unprovable = op.unprovable || unprovable
+	op.endAccessLocked()
+	d.stats.Parts++
+	d.stats.RoundTrips++
+}
+
+// cancelPartLocked ends Cancelled every row of a part no worker took: it
+// never reached the server.
+func (d *Driver) cancelPartLocked(p *part) {
+	op := p.op
+	for j := range p.len() {
+		op.rows[p.lo+j] = contract.Cancelled
+		d.unmarkLocked(p, j)
+		d.countRowLocked(op.dir, contract.Cancelled)
+	}
+	op.pending -= p.len()
+	op.parts--
+	op.endAccessLocked()
+}
+
+func (d *Driver) countRowLocked(dir contract.Direction, st contract.RowStatus) {
+	if dir == contract.PutDir {
+		d.stats.PutRows[st]++
+	} else {
+		d.stats.GetRows[st]++
+	}
+}
+
+// notifyLocked calls op's callback on a goroutine of its own, which
+// Drain waits for like a worker: the rows Cancel ends are reported
+// without calling back into Cancel's caller.
+func (d *Driver) notifyLocked(op *operation) {
+	if op.onChange == nil {
+		return
+	}
+	d.busy++
+	go func() {
+		d.callOnChange(op)
+		d.mu.Lock()
+		d.busy--
+		if d.busy == 0 {
+			close(d.idle)
+			d.idle = make(chan struct{})
+		}
+		d.mu.Unlock()
+	}()
+}
+
+// callOnChange calls op's callback outside every lock of the driver. A
+// panic in it is logged and dropped, so the worker still counts itself
+// finished and Drain stays truthful.
+func (d *Driver) callOnChange(op *operation) {
+	if op.onChange == nil {
+		return
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			d.log.Error("redisdrv: onChange panicked", "dir", op.dir, "panic", p)
+		}
+	}()
+	op.onChange()
+}

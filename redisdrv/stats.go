@@ -1,0 +1,41 @@
+package redisdrv
+
+import "github.com/kvshare/kvshare/contract"
+
+// Stats is a snapshot of a driver's counters, totals since New unless
+// they say "now".
+type Stats struct {
+	// Ops counts operations admitted; OpsOpen those whose access is Open
+	// now; OpsUnprovable those whose access is Unprovable (for good).
+	Ops, OpsOpen, OpsUnprovable int64
+	// PutRows and GetRows count rows by final status, indexed by
+	// [contract.RowStatus].
+	PutRows, GetRows [contract.RowStatusCount]int64
+	// RowsUnprovable counts the rows of operations whose access is
+	// Unprovable: their memory is kept for good.
+	RowsUnprovable int64
+	// Parts counts parts run, RoundTrips the pipelines they sent (one
+	// each), Panics the panics recovered around the client.
+	Parts, RoundTrips, Panics int64
+	// KeysWriting is the number of keys a put of this driver is writing
+	// now.
+	KeysWriting int64
+	// Lookups counts lookups answered, LookupNames the names they asked;
+	// LookupsAbandoned those whose context ended while their call was
+	// inside the client (the names answered Unknown), LookupsRefused
+	// those answered Unknown at once because MaxLookupsInStore calls were
+	// inside it; LookupsInStore is the calls inside the client now.
+	Lookups, LookupNames, LookupsAbandoned, LookupsRefused, LookupsInStore int64
+}
+
+// Stats returns a snapshot of the driver's counters.
+func (d *Driver) Stats() Stats {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	s := d.stats
+	s.OpsOpen = int64(len(d.open))
+	s.OpsUnprovable = int64(len(d.unprovable))
+	s.KeysWriting = int64(len(d.writing))
+	s.LookupsInStore = int64(d.lookupsInStore)
+	return s
+}

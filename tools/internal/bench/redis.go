@@ -1,0 +1,189 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/kvshare/kvshare/contract"
+)
+
+// redisReport is measurement 7: kvshare over the Redis driver against a
+// raw pipelined loop of the same commands on the same server (the floor),
+// with a plain loop of single commands as context, in MB/s each way,
+// counting only rows that came back Ready.
+type redisReport struct {
+	// Skipped says why the measurement did not run (no server given).
+	Skipped       string      `json:"skipped,omitempty"`
+	Server        string      `json:"server,omitempty"`
+	KeyPrefix     string      `json:"key_prefix,omitempty"`
+	BytesPerRound int64       `json:"bytes_per_round,omitempty"`
+	Workers       int         `json:"workers,omitempty"`
+	RowsPerCall   int         `json:"rows_per_call,omitempty"`
+	BytesPerCall  int64       `json:"bytes_per_call,omitempty"`
+	ViewRows      int         `json:"view_rows,omitempty"`
+	Cases         []redisCase `json:"cases,omitempty"`
+}
+
+// redisCase is one row size. Rates are 10⁶ bytes of Ready rows per
+// second, one figure per repetition; ratios kvshare's over the floor's.
+// NotReady counts the rows, over every repetition, that did not come
+// back Ready (those are not counted as moved).
+type redisCase struct {
+	RowBytes        int64  `json:"row_bytes"`
+	Rows            int    `json:"rows"`
+	KvsharePutMBs   spread `json:"kvshare_put_mbs"`
+	KvshareGetMBs   spread `json:"kvshare_get_mbs"`
+	FloorPutMBs     spread `json:"floor_put_mbs"`
+	FloorGetMBs     spread `json:"floor_get_mbs"`
+	PlainPutMBs     spread `json:"plain_put_mbs"`
+	PlainGetMBs     spread `json:"plain_get_mbs"`
+	PutRatio        spread `json:"put_ratio"`
+	GetRatio        spread `json:"get_ratio"`
+	KvshareNotReady int    `json:"kvshare_not_ready"`
+	FloorNotReady   int    `json:"floor_not_ready"`
+	PlainNotReady   int    `json:"plain_not_ready"`
+}
+
+// mbs is bytes over d, in 10⁶ bytes per second.
+func mbs(bytes int64, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(bytes) / d.Seconds() / 1e6
+}
+
+// measureRedis runs measurement 7 against target (which it closes): per
+// row size one unmeasured round of kvshare and of the floor (the
+// server's memory and every connection warmed), then per repetition one
+// round of kvshare and one of the floor (which goes first changes every
+// repetition), then one of the plain loop, each after a collection and
+// under fresh keys of its own prefix, deleted after the round.
+func measureRedis(ctx context.Context, o Options, target *redisTarget, step func(string)) (*redisReport, error) {
+	r, err := newRedisRig(ctx, o, target)
+	if err != nil {
+		return nil, err
+	}
+	rep := &redisReport{
+		Server: target.describe, KeyPrefix: r.prefix, BytesPerRound: o.Redis.Bytes, Workers: r.drv.Workers,
+		RowsPerCall: r.caps.RowsPerCall, BytesPerCall: r.caps.BytesPerCall, ViewRows: o.Redis.ViewRows,
+	}
+	for ri, rs := range o.Redis.RowSizes {
+		c, err := r.rowSize(ctx, ri, rs, step)
+		if err != nil {
+			return nil, errors.Join(err, r.close())
+		}
+		rep.Cases = append(rep.Cases, c)
+	}
+	return rep, r.close()
+}
+
+// rowSize measures one row size (region ri of the binding).
+func (r *redisRig) rowSize(ctx context.Context, ri int, rowBytes int64, step func(string)) (redisCase, error) {
+	n := r.o.Redis.rows(rowBytes)
+	c := redisCase{RowBytes: rowBytes, Rows: n}
+	step(fmt.Sprintf("7 redis %s: warming", size(rowBytes)))
+	round := ri * (r.o.Reps + 1)
+	if _, err := r.kvshareRound(ri, round, n); err != nil {
+		return c, err
+	}
+	if _, err := r.floorRound(ri, round, n, rowBytes); err != nil {
+		return c, err
+	}
+	var kvPut, kvGet, flPut, flGet, plPut, plGet, putR, getR []float64
+	for rep := range r.o.Reps {
+		if err := ctx.Err(); err != nil {
+			return c, err
+		}
+		step(fmt.Sprintf("7 redis %s", size(rowBytes)))
+		round++
+		var kv, fl, pl poolRound
+		var kerr, ferr, perr error
+		runKv := func() { runtime.GC(); kv, kerr = r.kvshareRound(ri, round, n) }
+		runFl := func() { runtime.GC(); fl, ferr = r.floorRound(ri, round, n, rowBytes) }
+		inTurn(rep, runKv, runFl)
+		runtime.GC()
+		pl, perr = r.plainRound(ri, round, n, rowBytes)
+		if err := errors.Join(kerr, ferr, perr); err != nil {
+			return c, err
+		}
+		c.KvshareNotReady += 2*n - kv.putReady - kv.getReady
+		c.FloorNotReady += 2*n - fl.putReady - fl.getReady
+		c.PlainNotReady += 2*n - pl.putReady - pl.getReady
+		kp, kg := mbs(int64(kv.putReady)*rowBytes, kv.put), mbs(int64(kv.getReady)*rowBytes, kv.get)
+		fp, fg := mbs(int64(fl.putReady)*rowBytes, fl.put), mbs(int64(fl.getReady)*rowBytes, fl.get)
+		kvPut, kvGet, flPut, flGet = append(kvPut, kp), append(kvGet, kg), append(flPut, fp), append(flGet, fg)
+		plPut = append(plPut, mbs(int64(pl.putReady)*rowBytes, pl.put))
+		plGet = append(plGet, mbs(int64(pl.getReady)*rowBytes, pl.get))
+		putR, getR = append(putR, ratio(kp, fp)), append(getR, ratio(kg, fg))
+	}
+	c.KvsharePutMBs, c.KvshareGetMBs = spreadOf(kvPut), spreadOf(kvGet)
+	c.FloorPutMBs, c.FloorGetMBs = spreadOf(flPut), spreadOf(flGet)
+	c.PlainPutMBs, c.PlainGetMBs = spreadOf(plPut), spreadOf(plGet)
+	c.PutRatio, c.GetRatio = spreadOf(putR), spreadOf(getR)
+	return c, nil
+}
+
+// kvshareRound publishes n rows of region ri through kvshare in views of
+// ViewRows, all at once, then fetches them back into the same slots,
+// then deletes what it stored.
+func (r *redisRig) kvshareRound(ri, round, n int) (poolRound, error) {
+	var pr poolRound
+	names, ks, err := r.keys(sideKvshare, round, n)
+	if err != nil {
+		return pr, err
+	}
+	vs := views(names, n, r.o.Redis.ViewRows, 0)
+	for i := range vs {
+		vs[i].Groups[0].Region = ri
+	}
+	start := time.Now()
+	pr.putReady, err = submitCount(r.kv, contract.PutDir, vs)
+	pr.put = time.Since(start)
+	if err != nil {
+		return pr, err
+	}
+	start = time.Now()
+	pr.getReady, err = submitCount(r.kv, contract.GetDir, vs)
+	pr.get = time.Since(start)
+	return pr, errors.Join(err, r.remove(ks, pr.putReady))
+}
+
+// floorRound sends the driver's commands for the same rows on the raw
+// client, cut as kvshare cuts them, on as many goroutines as the driver
+// has workers: the puts, then the gets; then deletes what it stored.
+func (r *redisRig) floorRound(ri, round, n int, rowBytes int64) (poolRound, error) {
+	var pr poolRound
+	_, ks, err := r.keys(sideFloor, round, n)
+	if err != nil {
+		return pr, err
+	}
+	parts := redisParts(ks, r.slots(ri, n, rowBytes), rowBytes, r.o.Redis.ViewRows, r.caps.RowsPerCall, r.caps.BytesPerCall)
+	start := time.Now()
+	pr.putReady = r.floor.run(contract.PutDir, parts)
+	pr.put = time.Since(start)
+	start = time.Now()
+	pr.getReady = r.floor.run(contract.GetDir, parts)
+	pr.get = time.Since(start)
+	return pr, r.remove(ks, pr.putReady)
+}
+
+// plainRound moves the same rows with single SETs, then single GETs, on
+// the raw client; then deletes what it stored.
+func (r *redisRig) plainRound(ri, round, n int, rowBytes int64) (poolRound, error) {
+	var pr poolRound
+	_, ks, err := r.keys(sidePlain, round, n)
+	if err != nil {
+		return pr, err
+	}
+	slots := r.slots(ri, n, rowBytes)
+	start := time.Now()
+	pr.putReady = r.plain.run(contract.PutDir, ks, slots)
+	pr.put = time.Since(start)
+	start = time.Now()
+	pr.getReady = r.plain.run(contract.GetDir, ks, slots)
+	pr.get = time.Since(start)
+	return pr, r.remove(ks, pr.putReady)
+}

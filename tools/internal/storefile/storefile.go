@@ -1,0 +1,70 @@
+package storefile
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/kvshare/kvshare/storeconfig/tomlfile"
+)
+
+// Kind is the store a store file is for.
+type Kind int
+
+// The kinds of store file.
+const (
+	// Mooncake: the file holds a [mooncake] section.
+	Mooncake Kind = iota + 1
+	// Redis: the file holds a [redis] section.
+	Redis
+)
+
+// The store sections, as a file spells them.
+const (
+	MooncakeSection = "mooncake"
+	RedisSection    = "redis"
+)
+
+// String names the kind: "Mooncake" or "Redis".
+func (k Kind) String() string {
+	switch k {
+	case Mooncake:
+		return "Mooncake"
+	case Redis:
+		return "Redis"
+	}
+	return fmt.Sprintf("Kind(%d)", int(k))
+}
+
+// ErrKind is wrapped by every error of [Read] and [Parse].
+var ErrKind = errors.New("storefile: cannot tell which store the file is for")
+
+// Read reads the store file at path and says which store it is for.
+func Read(path string) (Kind, error) {
+	return kindOf(path, tomlfile.Read(path, sections))
+}
+
+// Parse says which store the store file data, named file, is for.
+func Parse(file string, data []byte) (Kind, error) {
+	return kindOf(file, tomlfile.Parse(file, data, sections))
+}
+
+// sections are the store sections looked for; their keys are the
+// store's parser's to check.
+var sections = map[string][]string{MooncakeSection: nil, RedisSection: nil}
+
+func kindOf(file string, f *tomlfile.File) (Kind, error) {
+	if !f.Parsed() {
+		// An unreadable or malformed file: its one refusal says why.
+		return 0, fmt.Errorf("%w: %w", ErrKind, f.Finish())
+	}
+	mooncake, redis := f.Has(MooncakeSection), f.Has(RedisSection)
+	switch {
+	case mooncake && redis:
+		return 0, fmt.Errorf("%w: %s holds both [mooncake] and [redis]: a store file is for one store; split it into two files", ErrKind, file)
+	case mooncake:
+		return Mooncake, nil
+	case redis:
+		return Redis, nil
+	}
+	return 0, fmt.Errorf("%w: %s holds neither [mooncake] (a Mooncake pool) nor [redis] (a Redis server): add the section of the store it is for", ErrKind, file)
+}

@@ -1,0 +1,66 @@
+package storefile
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestKinds(t *testing.T) {
+	for _, c := range []struct {
+		name, text string
+		want       Kind
+	}{
+		{"mooncake", "[blob]\nkey_prefix = \"k\"\n\n[mooncake]\nmaster = \"127.0.0.1:1\"\n", Mooncake},
+		{"redis", "[redis]\naddress = \"127.0.0.1:6379\"\n", Redis},
+		{"unknown keys are the store's to refuse", "[redis]\nadress = 1\n[extra]\n", Redis},
+		{"an empty section", "[mooncake]\n", Mooncake},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			k, err := Parse("store.toml", []byte(c.text))
+			require.NoError(t, err)
+			assert.Equal(t, c.want, k)
+		})
+	}
+	assert.Equal(t, "Mooncake", Mooncake.String())
+	assert.Equal(t, "Redis", Redis.String())
+	assert.Equal(t, "Kind(0)", Kind(0).String())
+}
+
+func TestRefusalsNameTheFile(t *testing.T) {
+	for _, c := range []struct {
+		name, text string
+		want       []string
+	}{
+		{"both", "[mooncake]\n[redis]\n", []string{"holds both [mooncake] and [redis]", "one store"}},
+		{"neither", "[blob]\nkey_prefix = \"k\"\n", []string{"holds neither [mooncake]", "nor [redis]"}},
+		{"empty", "", []string{"holds neither"}},
+		{"malformed", "[redis\n", []string{"malformed TOML"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("dir/store.toml", []byte(c.text))
+			require.ErrorIs(t, err, ErrKind)
+			assert.Contains(t, err.Error(), "dir/store.toml")
+			for _, w := range c.want {
+				assert.Contains(t, err.Error(), w)
+			}
+		})
+	}
+}
+
+func TestRead(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "redis.toml")
+	require.NoError(t, os.WriteFile(path, []byte("[redis]\naddress = \"127.0.0.1:6379\"\n"), 0o644))
+	k, err := Read(path)
+	require.NoError(t, err)
+	assert.Equal(t, Redis, k)
+
+	missing := filepath.Join(t.TempDir(), "nosuch.toml")
+	_, err = Read(missing)
+	require.ErrorIs(t, err, ErrKind)
+	assert.Contains(t, err.Error(), missing)
+	assert.Contains(t, err.Error(), "no such file")
+}
