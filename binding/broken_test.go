@@ -229,6 +229,33 @@ func TestBrokenDriversAreContained(t *testing.T) {
 		broken.EndsAtFirstFault:         nil,
 		broken.NamesAfterEnd:            nil,
 		broken.CancelCallsBack:          nil,
+
+		// A lookup answering one presence too few is the lookup's error,
+		// and only its: a lookup touches no lent memory, so the backend
+		// stays open for calls.
+		broken.WrongLookupCount: func(t *testing.T, c *brokenCase) {
+			c.seed(t, "row-0", 64)
+			_, err := c.b.Lookup(context.Background(), rowsView(2), LookupOptions{Every: true})
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "presences for")
+			assert.Empty(t, c.b.Stats().Violation, "not a protocol violation")
+			_, err = c.b.Publish(rowsView(1), nil)
+			assert.NoError(t, err)
+		},
+		// The other lookup rules break promises only the conformance
+		// suite can see (a Present for what no get could read whole, an
+		// answer out of order, a probe past its deadline, a Drain that
+		// lies about probes inside the store, a lookup holding up
+		// admission); its self-test pairs each with its check.
+		broken.AdmitsLookupAfterDrain:     nil,
+		broken.PresentForAbsent:           nil,
+		broken.LookupRowsReversed:         nil,
+		broken.PresentWhileWriting:        nil,
+		broken.PresentForOwnPut:           nil,
+		broken.PresentForTorn:             nil,
+		broken.LookupIgnoresDeadline:      nil,
+		broken.DrainTrueWhileLookupInside: nil,
+		broken.LookupBlocksAdmission:      nil,
 	}
 	for _, rule := range broken.AllRules() {
 		scenario, ok := scenarios[rule]
