@@ -36,7 +36,7 @@ func (d *Driver) admit(dir contract.Direction, b contract.RowBatch, h contract.H
 	}
 	d.mu.Lock()
 	err := d.checkLocked(dir, b)
-	gen := d.liveGen
+	gen := d.regions.Gen()
 	d.mu.Unlock()
 	if err != nil {
 		return nil, err
@@ -55,7 +55,7 @@ func (d *Driver) admit(dir contract.Direction, b contract.RowBatch, h contract.H
 	defer d.mu.Unlock()
 	// A Drain, or a change of the live regions, may have come meanwhile.
 	err = d.usableLocked(dir.String())
-	if err == nil && d.liveGen != gen {
+	if err == nil && d.regions.Gen() != gen {
 		err = d.checkLocked(dir, b)
 	}
 	if err != nil {
@@ -92,7 +92,7 @@ func (d *Driver) checkLocked(dir contract.Direction, b contract.RowBatch) error 
 	if err := d.usableLocked(dir.String()); err != nil {
 		return err
 	}
-	if err := d.checker.Check(b, d.live, false); err != nil {
+	if err := d.checker.Check(b, d.regions.Live(), false); err != nil {
 		return fmt.Errorf("%w: mooncakedrv: %v: %w", contract.ErrDriverRejected, dir, err)
 	}
 	return nil

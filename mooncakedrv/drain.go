@@ -36,7 +36,7 @@ func (d *Driver) Drain(ctx context.Context) bool {
 	}
 
 	stopped := d.pool.Stop(ctx)
-	idle := d.awaitIdle(ctx) && d.awaitLookups(ctx)
+	idle := d.callbacks.Wait(ctx) && d.awaitLookups(ctx)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.drained = stopped && idle && len(d.open) == 0 && len(d.unprovable) == 0 && d.lookupsInStore == 0
@@ -52,25 +52,6 @@ func (d *Driver) awaitLookups(ctx context.Context) bool {
 			return true
 		}
 		idle := d.lookupsIdle
-		d.mu.Unlock()
-		select {
-		case <-idle:
-		case <-ctx.Done():
-			return false
-		}
-	}
-}
-
-// awaitIdle waits within ctx until no callback is being delivered off a
-// worker.
-func (d *Driver) awaitIdle(ctx context.Context) bool {
-	for {
-		d.mu.Lock()
-		if d.busy == 0 {
-			d.mu.Unlock()
-			return true
-		}
-		idle := d.idle
 		d.mu.Unlock()
 		select {
 		case <-idle:

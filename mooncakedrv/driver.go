@@ -28,12 +28,11 @@ type Driver struct {
 	pool   *scheduler.Pool[*part]
 	parts  sync.Pool // *part, with their buffers
 
+	callbacks scheduler.Callbacks // those delivered off a worker
+
 	mu         sync.Mutex
-	regions    map[contract.Registration]contract.SlotRegion
+	regions    rowbatch.Regions
 	leaving    map[contract.Registration]contract.SlotRegion // being unregistered now
-	live       []contract.SlotRegion                         // the regions registered now; rebuilt on change
-	liveGen    uint64                                        // counts changes of live
-	lastReg    contract.Registration
 	checker    rowbatch.Checker
 	open       map[*operation]struct{} // access Open
 	unprovable []*operation            // access Unprovable, for good
@@ -41,8 +40,6 @@ type Driver struct {
 	seed       maphash.Seed            // keys writing's hashes
 	ledger     ledger
 	stats      Stats
-	busy       int           // callbacks being delivered off a worker
-	idle       chan struct{} // closed and replaced when busy drops
 	draining   bool
 	drained    bool // the last Drain returned true
 	closed     bool
@@ -71,12 +68,10 @@ func New(client mooncakesdk.Client, cfg Config) (*Driver, error) {
 		client:      client,
 		cfg:         cfg,
 		log:         cfg.Logger,
-		regions:     make(map[contract.Registration]contract.SlotRegion),
 		leaving:     make(map[contract.Registration]contract.SlotRegion),
 		open:        make(map[*operation]struct{}),
 		writing:     make(map[uint64]struct{}),
 		seed:        maphash.MakeSeed(),
-		idle:        make(chan struct{}),
 		lookupsIdle: make(chan struct{}),
 	}
 	d.pool, err = scheduler.New(cfg.Workers, d.run)
@@ -119,30 +114,13 @@ func (d *Driver) Register(r contract.SlotRegion) (contract.Registration, error) 
 	if panicked != nil {
 		// The buffer may be registered: hand out a handle that Unregister
 		// can revoke.
-		h := d.addRegionLocked(r)
+		h := d.regions.Add(r)
 		return 0, &contract.RegistrationError{Registration: h, Err: fmt.Errorf("mooncakedrv: register_buffer panicked: %v", panicked)}
 	}
 	if err != nil {
 		return 0, fmt.Errorf("%w: mooncakedrv: register: %w", contract.ErrDriverRejected, err)
 	}
-	return d.addRegionLocked(r), nil
-}
-
-// addRegionLocked issues a handle for r.
-func (d *Driver) addRegionLocked(r contract.SlotRegion) contract.Registration {
-	d.lastReg++
-	d.regions[d.lastReg] = r
-	d.rebuildLiveLocked()
-	return d.lastReg
-}
-
-func (d *Driver) rebuildLiveLocked() {
-	live := make([]contract.SlotRegion, 0, len(d.regions))
-	for _, r := range d.regions {
-		live = append(live, r)
-	}
-	d.live = live
-	d.liveGen++
+	return d.regions.Add(r), nil
 }
 
 // Unregister revokes a handle from Register (one unregister_buffer call).
@@ -154,13 +132,13 @@ func (d *Driver) rebuildLiveLocked() {
 // answers nil; one never issued is refused.
 func (d *Driver) Unregister(reg contract.Registration) error {
 	d.mu.Lock()
-	r, ok := d.regions[reg]
+	r, ok := d.regions.Get(reg)
 	_, leaving := d.leaving[reg]
 	switch {
 	case leaving:
 		d.mu.Unlock()
 		return fmt.Errorf("%w: mooncakedrv: unregister: registration %d is being revoked by another call", contract.ErrDriverRejected, reg)
-	case !ok && reg != 0 && reg <= d.lastReg:
+	case !ok && d.regions.Revoked(reg):
 		d.mu.Unlock()
 		return nil
 	case !ok:
@@ -175,16 +153,14 @@ func (d *Driver) Unregister(reg contract.Registration) error {
 	// The region leaves the live list before the store is asked, so no
 	// row can be admitted into it while the lock is released; it comes
 	// back if the store refuses.
-	delete(d.regions, reg)
+	d.regions.Remove(reg)
 	d.leaving[reg] = r
-	d.rebuildLiveLocked()
 	d.mu.Unlock()
 	panicked, err := sdkCall(func() error { return d.client.UnregisterBuffer(r.Base) })
 	d.mu.Lock()
 	delete(d.leaving, reg)
 	if panicked != nil || err != nil {
-		d.regions[reg] = r
-		d.rebuildLiveLocked()
+		d.regions.Restore(reg, r)
 	}
 	d.mu.Unlock()
 	if panicked != nil {
@@ -236,9 +212,9 @@ func (d *Driver) Close() error {
 	case !d.drained:
 		d.mu.Unlock()
 		return fmt.Errorf("%w: mooncakedrv: close: no Drain has returned true", contract.ErrDriverRejected)
-	case len(d.regions)+len(d.leaving) > 0:
+	case d.regions.Len()+len(d.leaving) > 0:
 		d.mu.Unlock()
-		return fmt.Errorf("%w: mooncakedrv: close: %d registrations not revoked", contract.ErrDriverRejected, len(d.regions)+len(d.leaving))
+		return fmt.Errorf("%w: mooncakedrv: close: %d registrations not revoked", contract.ErrDriverRejected, d.regions.Len()+len(d.leaving))
 	case d.lookupsInStore > 0:
 		d.mu.Unlock()
 		return fmt.Errorf("%w: mooncakedrv: close: %d lookups still inside the store (no call may run on a destroyed client)", contract.ErrDriverRejected, d.lookupsInStore)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/mooncakesdk"
+	"github.com/kvshare/kvshare/scheduler"
 )
 
 // finish records a part's verdicts, once every SDK call of it returned:
@@ -63,20 +64,9 @@ func (d *Driver) cancelPartLocked(p *part) {
 // Drain waits for like a worker: the rows Cancel ends are reported
 // without calling back into Cancel's caller.
 func (d *Driver) notifyLocked(op *operation) {
-	if op.onChange == nil {
-		return
+	if op.onChange != nil {
+		d.callbacks.Go(func() { d.callOnChange(op) })
 	}
-	d.busy++
-	go func() {
-		d.callOnChange(op)
-		d.mu.Lock()
-		d.busy--
-		if d.busy == 0 {
-			close(d.idle)
-			d.idle = make(chan struct{})
-		}
-		d.mu.Unlock()
-	}()
 }
 
 // callOnChange calls op's callback outside every lock of the driver. A
@@ -86,12 +76,9 @@ func (d *Driver) callOnChange(op *operation) {
 	if op.onChange == nil {
 		return
 	}
-	defer func() {
-		if p := recover(); p != nil {
-			d.log.Error("mooncakedrv: onChange panicked", "dir", op.dir, "panic", p)
-		}
-	}()
-	op.onChange()
+	if p := scheduler.Call(op.onChange); p != nil {
+		d.log.Error("mooncakedrv: onChange panicked", "dir", op.dir, "panic", p)
+	}
 }
 
 // count adds calls SDK calls to the stats, and a recovered panic.

@@ -33,26 +33,25 @@ func (d *Driver) Drain(ctx context.Context) bool {
 	}
 
 	stopped := d.pool.Stop(ctx)
-	idle := d.await(ctx, func() (bool, chan struct{}) { return d.busy == 0, d.idle }) &&
-		d.await(ctx, func() (bool, chan struct{}) { return d.lookupsInStore == 0, d.lookupsIdle })
+	idle := d.callbacks.Wait(ctx) && d.awaitLookups(ctx)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.drained = stopped && idle && len(d.open) == 0 && len(d.unprovable) == 0 && d.lookupsInStore == 0
 	return d.drained
 }
 
-// await waits within ctx until done, read under the lock, holds; wake
-// is the channel closed when it may have changed.
-func (d *Driver) await(ctx context.Context, state func() (done bool, wake chan struct{})) bool {
+// awaitLookups waits within ctx until no lookup is inside the client.
+func (d *Driver) awaitLookups(ctx context.Context) bool {
 	for {
 		d.mu.Lock()
-		done, wake := state()
-		d.mu.Unlock()
-		if done {
+		if d.lookupsInStore == 0 {
+			d.mu.Unlock()
 			return true
 		}
+		idle := d.lookupsIdle
+		d.mu.Unlock()
 		select {
-		case <-wake:
+		case <-idle:
 		case <-ctx.Done():
 			return false
 		}

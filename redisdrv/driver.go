@@ -28,19 +28,16 @@ type Driver struct {
 	log    *slog.Logger
 	pool   *scheduler.Pool[*part]
 
+	callbacks scheduler.Callbacks // those delivered off a worker
+
 	mu         sync.Mutex
-	regions    map[contract.Registration]contract.SlotRegion
-	live       []contract.SlotRegion // the regions registered now; rebuilt on change
-	liveGen    uint64                // counts changes of live
-	lastReg    contract.Registration
+	regions    rowbatch.Regions
 	checker    rowbatch.Checker
 	open       map[*operation]struct{} // access Open
 	unprovable []*operation            // access Unprovable, for good
 	writing    map[uint64]struct{}     // the hashes of the keys a put of this driver is writing now
 	seed       maphash.Seed            // keys writing's hashes
 	stats      Stats
-	busy       int           // callbacks being delivered off a worker
-	idle       chan struct{} // closed and replaced when busy drops
 	draining   bool
 	drained    bool // the last Drain returned true
 	closed     bool
@@ -73,11 +70,9 @@ func New(client rueidis.Client, cfg Config) (*Driver, error) {
 		client:      client,
 		cfg:         cfg,
 		log:         cfg.Logger,
-		regions:     make(map[contract.Registration]contract.SlotRegion),
 		open:        make(map[*operation]struct{}),
 		writing:     make(map[uint64]struct{}),
 		seed:        maphash.MakeSeed(),
-		idle:        make(chan struct{}),
 		lookupsIdle: make(chan struct{}),
 	}
 	d.pool, err = scheduler.New(cfg.Workers, d.run)
@@ -111,19 +106,7 @@ func (d *Driver) Register(r contract.SlotRegion) (contract.Registration, error) 
 	if r.Kind != contract.Host {
 		return 0, fmt.Errorf("%w: redisdrv: register: a %v region: Redis is driven over host memory only", contract.ErrDriverRejected, r.Kind)
 	}
-	d.lastReg++
-	d.regions[d.lastReg] = r
-	d.rebuildLiveLocked()
-	return d.lastReg, nil
-}
-
-func (d *Driver) rebuildLiveLocked() {
-	live := make([]contract.SlotRegion, 0, len(d.regions))
-	for _, r := range d.regions {
-		live = append(live, r)
-	}
-	d.live = live
-	d.liveGen++
+	return d.regions.Add(r), nil
 }
 
 // Unregister revokes a handle from Register. While an operation whose
@@ -133,9 +116,9 @@ func (d *Driver) rebuildLiveLocked() {
 func (d *Driver) Unregister(reg contract.Registration) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	r, ok := d.regions[reg]
+	r, ok := d.regions.Get(reg)
 	switch {
-	case !ok && reg != 0 && reg <= d.lastReg:
+	case !ok && d.regions.Revoked(reg):
 		return nil
 	case !ok:
 		return fmt.Errorf("%w: redisdrv: unregister: registration %d was never issued", contract.ErrDriverRejected, reg)
@@ -144,8 +127,7 @@ func (d *Driver) Unregister(reg contract.Registration) error {
 		return fmt.Errorf("%w: %w: registration %d: a %v operation with access %v has row %d in the region",
 			contract.ErrDriverRejected, ErrRegionBusy, reg, op.dir, op.access, row)
 	}
-	delete(d.regions, reg)
-	d.rebuildLiveLocked()
+	d.regions.Remove(reg)
 	return nil
 }
 
@@ -190,26 +172,17 @@ func (d *Driver) Close() error {
 	case !d.drained:
 		d.mu.Unlock()
 		return fmt.Errorf("%w: redisdrv: close: no Drain has returned true", contract.ErrDriverRejected)
-	case len(d.regions) > 0:
+	case d.regions.Len() > 0:
 		d.mu.Unlock()
-		return fmt.Errorf("%w: redisdrv: close: %d registrations not revoked", contract.ErrDriverRejected, len(d.regions))
+		return fmt.Errorf("%w: redisdrv: close: %d registrations not revoked", contract.ErrDriverRejected, d.regions.Len())
 	case d.lookupsInStore > 0:
 		d.mu.Unlock()
 		return fmt.Errorf("%w: redisdrv: close: %d lookups still inside the client (no call may run on a closed client)", contract.ErrDriverRejected, d.lookupsInStore)
 	}
 	d.closed = true
 	d.mu.Unlock()
-	if p := clientCall(d.client.Close); p != nil {
+	if p := scheduler.Call(d.client.Close); p != nil {
 		return fmt.Errorf("redisdrv: close: the client panicked: %v", p)
 	}
-	return nil
-}
-
-// clientCall runs f, turning a panic inside the client into a value: a
-// panic is a failure the driver must account for, never a crash of the
-// worker that holds the pool's promise.
-func clientCall(f func()) (panicked any) {
-	defer func() { panicked = recover() }()
-	f()
 	return nil
 }

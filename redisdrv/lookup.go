@@ -9,6 +9,7 @@ import (
 	"github.com/redis/rueidis"
 
 	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/scheduler"
 )
 
 // MaxLookupsInStore bounds the lookup calls inside the client at once,
@@ -145,7 +146,7 @@ func (d *Driver) runProbe(p *probe) {
 		bytes += int64(len(p.keys[i]))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), d.cfg.callTimeout(bytes))
-	p.panic = clientCall(func() {
+	p.panic = scheduler.Call(func() {
 		cmds := make(rueidis.Commands, len(p.ask))
 		for k, i := range p.ask {
 			cmds[k] = d.client.B().Exists().Key(p.keys[i]).Build()

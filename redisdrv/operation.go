@@ -2,6 +2,7 @@ package redisdrv
 
 import (
 	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/rowbatch"
 )
 
 // operation is one admitted Put or Get: the batch cut into parts. Its
@@ -66,14 +67,4 @@ func (op *operation) endAccessLocked() {
 }
 
 // rowIn returns the first row with a span overlapping r, or -1.
-func (op *operation) rowIn(r contract.SlotRegion) int {
-	lo, hi := r.Base, r.Base+uintptr(r.Len)
-	for i, row := range op.batch.Rows {
-		for _, s := range row.Spans {
-			if s.Addr < hi && s.End() > lo {
-				return i
-			}
-		}
-	}
-	return -1
-}
+func (op *operation) rowIn(r contract.SlotRegion) int { return rowbatch.FirstRowIn(op.batch, r) }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/redisdrv/internal/slotmem"
+	"github.com/kvshare/kvshare/scheduler"
 )
 
 // run is the worker pool's function: it sends a part's pipeline, reads
@@ -18,9 +19,9 @@ func (d *Driver) run(p *part) {
 	ctx, cancel := context.WithTimeout(context.Background(), d.cfg.callTimeout(p.bytes))
 	var panicked any
 	if p.op.dir == contract.PutDir {
-		panicked = clientCall(func() { d.runPut(ctx, p) })
+		panicked = scheduler.Call(func() { d.runPut(ctx, p) })
 	} else {
-		panicked = clientCall(func() { d.runGet(ctx, p) })
+		panicked = scheduler.Call(func() { d.runGet(ctx, p) })
 	}
 	cancel()
 	if panicked != nil {

@@ -2,6 +2,7 @@ package redisdrv
 
 import (
 	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/scheduler"
 )
 
 // finish records a part's verdicts once its round trip returned: the
@@ -53,20 +54,9 @@ func (d *Driver) countRowLocked(dir contract.Direction, st contract.RowStatus) {
 // Drain waits for like a worker: the rows Cancel ends are reported
 // without calling back into Cancel's caller.
 func (d *Driver) notifyLocked(op *operation) {
-	if op.onChange == nil {
-		return
+	if op.onChange != nil {
+		d.callbacks.Go(func() { d.callOnChange(op) })
 	}
-	d.busy++
-	go func() {
-		d.callOnChange(op)
-		d.mu.Lock()
-		d.busy--
-		if d.busy == 0 {
-			close(d.idle)
-			d.idle = make(chan struct{})
-		}
-		d.mu.Unlock()
-	}()
 }
 
 // callOnChange calls op's callback outside every lock of the driver. A
@@ -76,10 +66,7 @@ func (d *Driver) callOnChange(op *operation) {
 	if op.onChange == nil {
 		return
 	}
-	defer func() {
-		if p := recover(); p != nil {
-			d.log.Error("redisdrv: onChange panicked", "dir", op.dir, "panic", p)
-		}
-	}()
-	op.onChange()
+	if p := scheduler.Call(op.onChange); p != nil {
+		d.log.Error("redisdrv: onChange panicked", "dir", op.dir, "panic", p)
+	}
 }

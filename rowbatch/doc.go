@@ -38,7 +38,10 @@
 // registration. A span that straddles two adjacent regions is refused.
 // A [Checker] runs it with a table it keeps, allocating nothing per
 // batch. Errors wrap [ErrBadBatch] and name the row, its key and the
-// span.
+// span. [Regions] is the registry a driver checks against: the handles
+// it issued and the live list (with a generation, so a batch checked
+// once need not be checked again while the list holds); [FirstRowIn]
+// finds the row of a batch that keeps a region busy.
 //
 // Why the rules are what they are, and how repeats are found:
 // docs/design.md (section "Cutting rows into calls (rowbatch)").

@@ -46,6 +46,11 @@
 // holds the workers back without stopping the pool. Submit never blocks;
 // the queue has no bound.
 //
+// [Callbacks] runs the callbacks a driver must deliver off its caller's
+// goroutine (the rows a Cancel ends) and lets Drain wait for them;
+// [Call] calls a function and returns its panic, for a worker's run
+// that must recover.
+//
 // Why the order and the rest are what they are: docs/design.md (section
 // "The gets-first scheduler"). A worked example: the module's README.md.
 package scheduler
