@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"log/slog"
+	"time"
 
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/memdrv"
@@ -42,6 +43,22 @@ func memHarness(o memdrv.Options, together bool) Harness {
 		if together {
 			td := memdrv.NewTogether(s, o)
 			return memSubject(td, td.Driver, s), nil
+		}
+		d := memdrv.New(s, o)
+		return memSubject(d, d, s), nil
+	}}
+}
+
+// sizedHarness is memHarness over a store that takes its capacity up
+// front (memdrv.NewSizedStore), thorough: its objects' memory is reused
+// once no get reads it, which the suite's watch of memory after access
+// ends would see misused.
+func sizedHarness(o memdrv.Options) Harness {
+	o = quiet(o)
+	return Harness{Thorough: true, Wait: time.Second, New: func() (*Subject, error) {
+		s, err := memdrv.NewSizedStore(4 << 20)
+		if err != nil {
+			return nil, err
 		}
 		d := memdrv.New(s, o)
 		return memSubject(d, d, s), nil

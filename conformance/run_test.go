@@ -31,9 +31,13 @@ func TestMemdrv(t *testing.T) {
 		{"device-memory", memdrv.Options{DeviceMemory: true}, false},
 		{"no-absent-is-miss", memdrv.Options{NoAbsentIsMiss: true}, false},
 		{"thorough", memdrv.Options{}, false},
+		{"sized-store", memdrv.Options{}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := memHarness(c.opts, c.together)
+			if c.name == "sized-store" {
+				h = sizedHarness(c.opts)
+			}
 			h.LendDevice = c.opts.DeviceMemory
 			if c.name == "thorough" {
 				h.Thorough, h.Wait = true, time.Second

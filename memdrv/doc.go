@@ -6,7 +6,8 @@
 // [Memory] is host memory outside the Go heap (anonymous mmap), laid out
 // as one region's slots. [Store] holds complete objects by key, shared by
 // any number of drivers, so two endpoints in one process see the same
-// objects. [Driver] is a [contract.Driver] over a Store, and
+// objects: on the Go heap ([NewStore]), or in memory taken up front and
+// faulted in ([NewSizedStore]), reused once no get reads it. [Driver] is a [contract.Driver] over a Store, and
 // [TogetherDriver] adds [contract.RegionsTogether]; each row is stored
 // under the key the batch's key maker builds from its name.
 //

@@ -1,8 +1,10 @@
 package memdrv
 
 import (
+	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/kvshare/kvshare/contract"
 )
@@ -19,10 +21,11 @@ import (
 type Store struct {
 	mu       sync.Mutex
 	entries  map[string]*entry
-	capacity int64 // 0: unlimited
-	full     bool  // every driver put is Declined
-	used     int64 // bytes of complete objects
-	reserved int64 // bytes of driver puts under way
+	arena    *arena // nil: objects on the Go heap
+	capacity int64  // 0: unlimited
+	full     bool   // every driver put is Declined
+	used     int64  // bytes of complete objects
+	reserved int64  // bytes of driver puts under way
 }
 
 // entry is one key: a complete object when w is nil, a write under way
@@ -30,6 +33,11 @@ type Store struct {
 type entry struct {
 	data []byte // immutable once complete
 	w    *write
+	// block: data is a block of the arena, given back once the entry is
+	// dropped and no get reads it (readers counts those that do).
+	block   bool
+	readers int
+	dropped bool
 }
 
 // write is one write under way. The entry carries the write that owns it;
@@ -37,13 +45,44 @@ type entry struct {
 // when it tries to finish.
 type write struct {
 	key  string
-	size int64 // bytes reserved against capacity; 0 for BeginWrite
+	size int64  // bytes reserved against capacity; 0 for BeginWrite
+	buf  []byte // the arena block the put copies into; nil: a heap object
 	done bool
 }
 
-// NewStore returns an empty store without a capacity limit.
+// NewStore returns an empty store without a capacity limit, its objects
+// on the Go heap.
 func NewStore() *Store {
 	return &Store{entries: make(map[string]*entry)}
+}
+
+// NewSizedStore returns an empty store that takes capacity bytes up
+// front, outside the Go heap, every page faulted in before it returns
+// (see [Store.Prefault]): a driver's put copies into memory already
+// mapped, as into a mounted Mooncake segment, and a put beyond the
+// capacity ends Declined. The memory of a dropped object is reused by
+// a later object of the same size once no get reads it; it is never
+// given back to the system (the store lives as long as the process).
+// [Store.Set] and [Store.BeginWrite] fall back to the heap when the
+// capacity is taken.
+func NewSizedStore(capacity int64) (*Store, error) {
+	if capacity <= 0 {
+		return nil, fmt.Errorf("memdrv: a sized store of %d bytes: want > 0", capacity)
+	}
+	a, err := newArena(capacity)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{entries: make(map[string]*entry), arena: a, capacity: capacity}, nil
+}
+
+// Prefault is how long a sized store took to map and fault in its
+// memory; 0 for a store on the heap.
+func (s *Store) Prefault() time.Duration {
+	if s.arena == nil {
+		return 0
+	}
+	return s.arena.prefault
 }
 
 // SetCapacity caps the bytes of the store's objects: a driver's put that
@@ -74,8 +113,20 @@ func (s *Store) Set(key string, data []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.dropLocked(key)
-	s.entries[strings.Clone(key)] = &entry{data: clone(data)}
+	s.entries[strings.Clone(key)] = s.keepLocked(data)
 	s.used += int64(len(data))
+}
+
+// keepLocked is a complete entry holding a copy of data: in the arena
+// when it has room, else on the heap.
+func (s *Store) keepLocked(data []byte) *entry {
+	if s.arena != nil && len(data) > 0 {
+		if b, ok := s.arena.alloc(int64(len(data))); ok {
+			copy(b, data)
+			return &entry{data: b, block: true}
+		}
+	}
+	return &entry{data: clone(data)}
 }
 
 // Object returns a copy of the complete object under key and true, or
@@ -96,6 +147,17 @@ func (s *Store) Delete(key string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.dropLocked(key)
+}
+
+// Clear removes every key, as Delete of each would: writes under way
+// then fail to finish, and a sized store's memory is reused by later
+// objects once no get reads it.
+func (s *Store) Clear() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for key := range s.entries {
+		s.dropLocked(key)
+	}
 }
 
 // Len returns the number of complete objects.
@@ -145,18 +207,30 @@ func (s *Store) BeginWrite(key string) (finish func(data []byte)) {
 			delete(s.entries, w.key)
 			return
 		}
-		e.data, e.w = clone(data), nil
+		s.entries[w.key] = s.keepLocked(data)
 		s.used += int64(len(data))
 	}
 }
 
-// dropLocked removes key, releasing the bytes of a complete object.
+// dropLocked removes key, releasing the bytes of a complete object: an
+// arena block goes back now, or when the last get reading it is done.
 func (s *Store) dropLocked(key string) {
 	if e, ok := s.entries[key]; ok {
 		if e.w == nil {
 			s.used -= int64(len(e.data))
+			e.dropped = true
+			s.giveBackLocked(e)
 		}
 		delete(s.entries, key)
+	}
+}
+
+// giveBackLocked returns a dropped entry's block to the arena once no
+// get reads it.
+func (s *Store) giveBackLocked(e *entry) {
+	if e.block && e.dropped && e.readers == 0 {
+		s.arena.release(e.data)
+		e.data, e.block = nil, false
 	}
 }
 
@@ -179,7 +253,15 @@ func (s *Store) reserve(key string, size int64) (*write, contract.RowStatus) {
 	if s.full || s.capacity > 0 && s.used+s.reserved+size > s.capacity {
 		return nil, contract.Declined
 	}
-	w := &write{key: strings.Clone(key), size: size}
+	var buf []byte
+	if s.arena != nil && size > 0 {
+		b, ok := s.arena.alloc(size)
+		if !ok {
+			return nil, contract.Declined // no block of that size left
+		}
+		buf = b
+	}
+	w := &write{key: strings.Clone(key), size: size, buf: buf}
 	s.entries[w.key] = &entry{w: w}
 	s.reserved += size
 	return w, contract.Pending
@@ -197,11 +279,21 @@ func (s *Store) commit(w *write, data []byte) bool {
 	s.reserved -= w.size
 	e, ok := s.entries[w.key]
 	if !ok || e.w != w {
+		s.releaseBufLocked(w)
 		return false
 	}
-	e.data, e.w = data, nil
+	e.data, e.w, e.block = data, nil, w.buf != nil
 	s.used += int64(len(data))
 	return true
+}
+
+// releaseBufLocked gives back the arena block of a write that ended
+// without an object.
+func (s *Store) releaseBufLocked(w *write) {
+	if w.buf != nil {
+		s.arena.release(w.buf)
+		w.buf = nil
+	}
 }
 
 // abandon gives up w, leaving its key absent if w still owns it.
@@ -213,6 +305,7 @@ func (s *Store) abandon(w *write) {
 	}
 	w.done = true
 	s.reserved -= w.size
+	s.releaseBufLocked(w)
 	if e, ok := s.entries[w.key]; ok && e.w == w {
 		delete(s.entries, w.key)
 	}
@@ -220,18 +313,28 @@ func (s *Store) abandon(w *write) {
 
 // lookup returns the complete object under key (which no one may
 // modify) and Ready, or nil and Miss (absent) or NotReady (being
-// written).
-func (s *Store) lookup(key string) ([]byte, contract.RowStatus) {
+// written). A Ready object is read until done(e) is called: its memory
+// is not reused before.
+func (s *Store) lookup(key string) (*entry, []byte, contract.RowStatus) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e, ok := s.entries[key]
 	switch {
 	case !ok:
-		return nil, contract.Miss
+		return nil, nil, contract.Miss
 	case e.w != nil:
-		return nil, contract.NotReady
+		return nil, nil, contract.NotReady
 	}
-	return e.data, contract.Ready
+	e.readers++
+	return e, e.data, contract.Ready
+}
+
+// done ends a read of e that lookup began.
+func (s *Store) done(e *entry) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e.readers--
+	s.giveBackLocked(e)
 }
 
 // presenceLocked says whether key holds a complete object (Ready), is

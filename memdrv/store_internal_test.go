@@ -35,7 +35,7 @@ func TestStoreReserveCommitAbandon(t *testing.T) {
 			w, verdict := s.reserve("k", 4)
 			require.NotNil(t, w)
 			require.Equal(t, contract.Pending, verdict)
-			_, st := s.lookup("k")
+			_, _, st := s.lookup("k")
 			assert.Equal(t, contract.NotReady, st, "a key being put is not ready")
 			w2, verdict := s.reserve("k", 4)
 			assert.Nil(t, w2)

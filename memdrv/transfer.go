@@ -22,7 +22,10 @@ func (d *Driver) put(row contract.Row, key string) contract.RowStatus {
 			d.store.abandon(w)
 		}
 	}()
-	data := make([]byte, 0, size)
+	data := w.buf[:0] // a block of a sized store's memory
+	if data == nil {
+		data = make([]byte, 0, size)
+	}
 	for _, s := range row.Spans {
 		data = append(data, rawmem.At(s.Addr, s.Len)...)
 	}
@@ -43,7 +46,7 @@ func (d *Driver) get(row contract.Row, key string, sc sceneRow) rowEnd {
 	if sc.unprovable {
 		return rowEnd{status: contract.Fault, unprovable: true}
 	}
-	obj, verdict := d.store.lookup(key)
+	held, obj, verdict := d.store.lookup(key)
 	switch {
 	case verdict == contract.Miss && !d.caps.AbsentIsMiss:
 		return rowEnd{status: contract.Fault, absent: true}
@@ -52,7 +55,7 @@ func (d *Driver) get(row contract.Row, key string, sc sceneRow) rowEnd {
 	case verdict != contract.Ready:
 		return rowEnd{status: verdict}
 	}
-	end := rowEnd{status: contract.Fault, object: obj}
+	end := rowEnd{status: contract.Fault, object: obj, held: held}
 	size := row.Bytes()
 	switch {
 	case sc.failRead:

@@ -93,6 +93,9 @@ func (d *Driver) runRow(t task) {
 			end.status = st
 		}
 	}
+	if end.held != nil {
+		d.store.done(end.held) // nothing reads the object any more
+	}
 	d.mu.Lock()
 	if t.marked {
 		delete(d.writing, key)
@@ -111,6 +114,7 @@ type rowEnd struct {
 	unprovable bool   // the row's access can never be proven ended
 	crashed    bool   // the store call panicked
 	object     []byte // a get's object, when the store held a complete one
+	held       *entry // its entry, read until the row's end was recorded
 	ownWrite   bool   // a put of this driver was writing the key: the store was not asked
 	absent     bool   // a get found no object under the key
 }

@@ -55,7 +55,7 @@ require (
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/kvshare/kvshare/gpuroundtrip v0.3.0
 	github.com/kvshare/kvshare/rowbatch v0.3.0 // indirect
-	github.com/kvshare/kvshare/scheduler v0.3.0 // indirect
+	github.com/kvshare/kvshare/scheduler v0.3.0
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect

@@ -80,7 +80,12 @@ func roundtripCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return 2
 	}
 	if cfg.Store == nil {
-		cfg.Store = roundtrip.MemoryStore(cfg.Workers)
+		s, err := roundtrip.SizedMemoryStore(cfg.Workers, int64(cfg.Rows)*cfg.RowBytes)
+		if err != nil {
+			fmt.Fprintln(stderr, "kvshare roundtrip:", err)
+			return 1
+		}
+		cfg.Store = s
 	}
 
 	fmt.Fprintf(stdout, "kvshare roundtrip: %d blocks of %s through %s (%d views, %d workers per driver)\n",

@@ -14,7 +14,9 @@ import (
 // gets before puts, and make one call per get part and two per put part
 // (the put and the exists-check that confirms its 0s). Keys, buffers and
 // result slices are built before the clock starts. It is the floor of
-// every measurement that compares kvshare with "the same calls".
+// every measurement that compares kvshare with "the same calls"; beside
+// publishes, measurement 1 also has [ruleFloor], the same parts in the
+// driver's order.
 type floor struct {
 	client     mooncakesdk.Client
 	gets, puts chan *floorPart
@@ -71,35 +73,36 @@ func (f *floor) work() {
 	for {
 		select {
 		case p := <-f.gets:
-			f.run(p)
+			runPart(f.client, p)
 			continue
 		default:
 		}
 		select {
 		case p := <-f.gets:
-			f.run(p)
+			runPart(f.client, p)
 		case p := <-f.puts:
-			f.run(p)
+			runPart(f.client, p)
 		case <-f.quit:
 			return
 		}
 	}
 }
 
-// run makes the part's calls and counts its Ready rows: a get answered
-// with the row's size; a put answered 0 whose key then exists.
-func (f *floor) run(p *floorPart) {
+// runPart makes the part's calls on client and counts its Ready rows: a
+// get answered with the row's size; a put answered 0 whose key then
+// exists. Both floors run their parts with it.
+func runPart(client mooncakesdk.Client, p *floorPart) {
 	ready := 0
 	if p.dir == contract.GetDir {
-		if f.client.BatchGetIntoList(&p.keys, p.bufs, p.sizes, p.codes) == nil {
+		if client.BatchGetIntoList(&p.keys, p.bufs, p.sizes, p.codes) == nil {
 			for i, c := range p.codes {
 				if c == int64(p.sizes[i]) {
 					ready++
 				}
 			}
 		}
-	} else if f.client.BatchPutFromList(&p.keys, p.bufs, p.sizes, p.codes) == nil &&
-		f.client.BatchIsExistList(&p.keys, p.exist) == nil {
+	} else if client.BatchPutFromList(&p.keys, p.bufs, p.sizes, p.codes) == nil &&
+		client.BatchIsExistList(&p.keys, p.exist) == nil {
 		for i, c := range p.codes {
 			if c == 0 && p.exist[i] == 1 {
 				ready++
@@ -115,16 +118,31 @@ func (f *floor) run(p *floorPart) {
 
 // submit queues every part of s; s.done closes when the last is done.
 func (f *floor) submit(s *floorSubmission) {
-	s.ready.Store(0)
-	s.left.Store(int32(len(s.parts)))
-	s.done = make(chan struct{})
+	s.reset()
 	q := f.puts
-	if len(s.parts) > 0 && s.parts[0].dir == contract.GetDir {
+	if s.dir() == contract.GetDir {
 		q = f.gets
 	}
 	for _, p := range s.parts {
 		q <- p
 	}
+}
+
+// reset readies s for another run of its parts: no row Ready yet, every
+// part left, a fresh done channel.
+func (s *floorSubmission) reset() {
+	s.ready.Store(0)
+	s.left.Store(int32(len(s.parts)))
+	s.done = make(chan struct{})
+}
+
+// dir is the direction of s's parts (every part of a submission has
+// one); a submission without parts counts as a put.
+func (s *floorSubmission) dir() contract.Direction {
+	if len(s.parts) > 0 && s.parts[0].dir == contract.GetDir {
+		return contract.GetDir
+	}
+	return contract.PutDir
 }
 
 // cut is how a driver cuts rows into parts: at most rowsPerCall rows

@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"encoding/json"
+	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -44,9 +45,9 @@ func TestRunMeasuresAllButFiveAndSevenAndSaysWhyNot(t *testing.T) {
 	assert.NotEmpty(t, rep.Machine.GoVersion)
 
 	// Every goal of 1–4 and 6: 6 settle cases, 2 loop, 2×2 row cpu, 2
-	// sizes; 6: 2 sizes × 2 modes over memdrv (ratio and ns a name) and
-	// over the fake SDK (ratio).
-	assert.Len(t, rep.Goals, 6+2+4+2+2*2*2+2*2)
+	// sizes × (round trip, publish); 6: 2 sizes × 2 modes over memdrv
+	// (ratio and ns a name) and over the fake SDK (ratio).
+	assert.Len(t, rep.Goals, 6+2+4+2*2+2*2*2+2*2)
 	for _, g := range rep.Goals {
 		assert.NotEmpty(t, g.Name)
 		assert.Equal(t, 2, g.Value.N, "%s: one figure per repetition", g.Name)
@@ -101,6 +102,24 @@ func TestReportJSONSchema(t *testing.T) {
 	for _, k := range []string{"shape", "mode", "rows", "period_ms", "kvshare", "floor", "ratio", "ratio_p50", "fetch_ratio", "reps"} {
 		assert.Contains(t, c0, k)
 	}
+	for _, k := range []string{"rule_floor", "rule_ratio", "rule_ratio_p50", "rule_fetch_ratio", "rule_cost", "rule_cost_fetch"} {
+		assert.NotContains(t, c0, k, "fetches alone have no rule-following floor")
+	}
+	c1 := settle["cases"].([]any)[1].(map[string]any)
+	assert.Equal(t, "fetch+publish", c1["mode"])
+	for _, k := range []string{"ratio", "ratio_p50", "fetch_ratio", "floor", "rule_floor", "rule_ratio", "rule_ratio_p50", "rule_fetch_ratio", "rule_cost", "rule_cost_fetch"} {
+		assert.Contains(t, c1, k)
+	}
+	for _, k := range []string{"median", "min", "max", "n"} {
+		assert.Contains(t, c1["rule_ratio"], k)
+		assert.Contains(t, c1["rule_cost"], k)
+	}
+	for _, k := range []string{"fetch_settle", "all_settle", "submit_call", "first_sdk_call", "cpu_per_submission_ms"} {
+		assert.Contains(t, c1["rule_floor"], k)
+	}
+	for _, k := range []string{"kvshare_mean_ms", "floor_mean_ms", "ratio", "rule_floor_mean_ms", "rule_ratio", "rule_cost"} {
+		assert.Contains(t, c1["reps"].([]any)[0], k)
+	}
 	side := c0["kvshare"].(map[string]any)
 	for _, k := range []string{"fetch_settle", "all_settle", "submit_call", "first_sdk_call", "cpu_per_submission_ms"} {
 		assert.Contains(t, side, k)
@@ -150,6 +169,18 @@ func TestTableNamesEveryMeasurementAndGoal(t *testing.T) {
 		assert.Contains(t, s, g.Name)
 	}
 	assert.Contains(t, Summary(rep), "goals met")
+
+	// Measurement 1 beside publishes: the rule floor's row, and per case
+	// the goal's ratio and what the rules cost.
+	assert.Contains(t, s, "   Beside publishes also the rule floor: the same calls on a scheduler pool of 4 workers, in the driver's order (puts on at most 3, a put after four gets).\n")
+	assert.Contains(t, s, "kvshare / rule floor, the goal; rule floor / floor, what the rules cost.\n")
+	for _, c := range rep.Settle.Cases {
+		if c.Mode != besidePublishes.String() {
+			continue
+		}
+		assert.Regexp(t, `\n   `+c.Shape+` +fetch\+publish +rule floor +[0-9.]+ ms`, s)
+		assert.Regexp(t, `\n   `+c.Shape+` +`+regexp.QuoteMeta(sp(*c.RuleRatio, "%.3f"))+` +\S+ \S+ +\S+ \S+ +`+regexp.QuoteMeta(sp(*c.RuleCost, "%.3f"))+` `, s)
+	}
 }
 
 func TestGoalVerdicts(t *testing.T) {
@@ -164,4 +195,18 @@ func TestGoalVerdicts(t *testing.T) {
 	require.Len(t, r.Goals, 1)
 	assert.InDelta(t, 1.15, r.Goals[0].Target, 1e-12, "4×256 has the looser target")
 	assert.True(t, r.Goals[0].Met)
+
+	// Beside publishes the goal is kvshare over the rule-following
+	// floor, whatever its ratio to the unconstrained one.
+	r = &Report{Settle: &settleReport{Cases: []settleCase{
+		{Shape: "1x4096", Mode: "fetch+publish", Ratio: spread{Median: 1.34, N: 1}, RuleRatio: &spread{Median: 1.05, N: 1}, RuleCost: &spread{Median: 1.3, N: 1}},
+		{Shape: "1x256", Mode: "fetch+publish", Ratio: spread{Median: 1.02, N: 1}, RuleRatio: &spread{Median: 1.12, N: 1}},
+	}}}
+	r.judge()
+	require.Len(t, r.Goals, 2, "what the rules cost is reported, not a goal")
+	assert.Equal(t, spread{Median: 1.05, N: 1}, r.Goals[0].Value)
+	assert.Contains(t, r.Goals[0].Name, "rule-following floor")
+	assert.True(t, r.Goals[0].Met)
+	assert.False(t, r.Goals[1].Met, "1.12 over the rule-following floor misses 1.10")
+	assert.Contains(t, Summary(r), "1 of 2 goals met; missed: 1 1x256 settle of every submission, fetches beside publishes, mean / rule-following floor's")
 }

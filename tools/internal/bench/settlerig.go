@@ -21,8 +21,10 @@ const settlePrefix = "bench/settle"
 // settleRig is measurements 1 and 2's stage: one fake pool whose data
 // calls sleep settleOptions.Latency; on one side kvshare (a backend over
 // a Mooncake driver over a client of the pool), on the other the floor
-// (bare goroutines over another client). Both sides use one staging
-// region, never at the same time: fetch slots [0, maxRows), publish
+// (bare goroutines over another client) and, for measurement 1 beside
+// publishes, the rule-following floor (the same parts through a
+// scheduler pool, over a third client). Every side uses one staging
+// region, never two at the same time: fetch slots [0, maxRows), publish
 // slots [maxRows, 2·maxRows).
 // Every object a fetch reads was published before the clock starts, and
 // publishes put those same keys again, which the store answers at once
@@ -35,12 +37,15 @@ type settleRig struct {
 	kvProbe *probe
 	fl      *floor
 	flProbe *probe
+	rf      *ruleFloor
+	rfProbe *probe
 	flMem   *memdrv.Memory
 	maxRows int
 	ticks   map[shape]*tickPlan
 }
 
-// tickPlan is one shape's submissions, prepared for both sides.
+// tickPlan is one shape's submissions, prepared for every side (the two
+// floors share theirs, never at the same time).
 type tickPlan struct {
 	shape      shape
 	fetchViews []contract.View
@@ -68,12 +73,16 @@ func newSettleRig(o settleOptions, shapes []shape, obs observation) (*settleRig,
 	if r.kv, err = newLender(drv, o.RowBytes, 2*r.maxRows, binding.Config{KeyPrefix: settlePrefix}, obs); err != nil {
 		return nil, err
 	}
-	// The floor moves rows between the store and the same slots as
+	// The floors move rows between the store and the same slots as
 	// kvshare (never at the same time): no difference of memory
 	// between the sides.
 	r.flMem = r.kv.mems[0]
 	r.flProbe = &probe{Client: r.store.Client()}
 	r.fl = newFloor(r.flProbe, o.Workers)
+	r.rfProbe = &probe{Client: r.store.Client()}
+	if r.rf, err = newRuleFloor(r.rfProbe, o.Workers); err != nil {
+		return nil, errors.Join(err, r.close())
+	}
 
 	fetchNames, pubNames := rowNames('f', r.maxRows), rowNames('p', r.maxRows)
 	if err := r.warm(fetchNames, pubNames); err != nil {
@@ -133,6 +142,9 @@ func (r *settleRig) close() error {
 	var errs []error
 	if r.fl != nil {
 		r.fl.stop()
+	}
+	if r.rf != nil {
+		errs = append(errs, r.rf.stop())
 	}
 	if r.kv != nil {
 		errs = append(errs, r.kv.close())

@@ -60,18 +60,51 @@ func writeSettle(w io.Writer, s *settleReport) {
 	fmt.Fprintf(w, "\n1. Submission to settle (outcome known and quiesced): a fake SDK whose data calls sleep %g ms; %d workers, %d rows and %s a call; %s rows.\n",
 		s.SDKLatencyMs, s.Workers, s.RowsPerCall, size(s.BytesPerCall), size(s.RowBytes))
 	fmt.Fprintln(w, "   The floor: the same SDK calls (a put part: put + exists) by as many bare goroutines, ticks taking turns with kvshare's.")
+	fmt.Fprintf(w, "   Beside publishes also the rule floor: the same calls on a scheduler pool of %d workers, in the driver's order (puts on at most %d, a put after four gets).\n",
+		s.Workers, max(1, s.Workers-1))
 	t := table(w)
 	fmt.Fprintln(t, "   shape\tmode\tside\tfetch mean\tp50\tp99\tall mean\tsubmit p99\t1st SDK call p50\tp99\tCPU/submission\tratio (mean)\tratio (p50)\t")
 	for _, c := range s.Cases {
-		for i, side := range []settleSide{c.Kvshare, c.Floor} {
+		sides := []settleSide{c.Kvshare, c.Floor}
+		if c.RuleFloor != nil {
+			sides = append(sides, *c.RuleFloor)
+		}
+		for i, side := range sides {
 			name, ratios := "kvshare", sp(c.Ratio, "%.3f")+"\t"+sp(c.RatioP50, "%.3f")
-			if i == 1 {
+			switch i {
+			case floorSide:
 				name, ratios = "floor", "\t"
+			case ruleFloorSide:
+				name, ratios = "rule floor", "\t"
 			}
 			fmt.Fprintf(t, "   %s\t%s\t%s\t%.2f ms\t%.2f\t%.2f\t%.2f\t%.3f ms\t%.3f ms\t%.3f\t%.3f ms\t%s\t\n", c.Shape, c.Mode, name,
 				side.Fetch.MeanMs, side.Fetch.P50Ms, side.Fetch.P99Ms, side.All.MeanMs, side.Submit.P99Ms,
 				side.FirstCall.P50Ms, side.FirstCall.P99Ms, side.CPUPerSubmissionMs.Median, ratios)
 		}
+	}
+	t.Flush()
+	writeSettleRules(w, s)
+}
+
+// writeSettleRules prints, per case beside publishes, kvshare against
+// the rule floor (the goal) and the rule floor against the floor (what
+// the rules cost), each of every submission and of the fetches alone.
+func writeSettleRules(w io.Writer, s *settleReport) {
+	var cases []settleCase
+	for _, c := range s.Cases {
+		if c.RuleRatio != nil {
+			cases = append(cases, c)
+		}
+	}
+	if len(cases) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "   Beside publishes, of every submission's mean settle (and the fetches'): kvshare / rule floor, the goal; rule floor / floor, what the rules cost.")
+	t := table(w)
+	fmt.Fprintln(t, "   shape\tkvshare / rule floor (mean)\t(p50)\tfetches\trules' cost: rule floor / floor (mean)\tfetches\tkvshare / floor (mean)\t")
+	for _, c := range cases {
+		fmt.Fprintf(t, "   %s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Shape, sp(*c.RuleRatio, "%.3f"), sp(spreadOr(c.RuleRatioP50), "%.3f"),
+			sp(spreadOr(c.RuleFetchRatio), "%.3f"), sp(spreadOr(c.RuleCost), "%.3f"), sp(spreadOr(c.RuleCostFetch), "%.3f"), sp(c.Ratio, "%.3f"))
 	}
 	t.Flush()
 }
@@ -103,12 +136,13 @@ func writeRowCPU(w io.Writer, c *rowCPUReport) {
 
 func writeBandwidth(w io.Writer, b *bandwidthReport) {
 	fmt.Fprintf(w, "\n4. Publish + fetch through the in-memory store (slot → store → slot) against the same two copies with copy;\n")
-	fmt.Fprintf(w, "   %d goroutines each side, %s each way a round, views of %d rows; GB/s = 10⁹ B/s.\n", b.Workers, size(b.BytesPerRound), b.ViewRows)
+	fmt.Fprintf(w, "   %d goroutines each side, %s each way a round, views of %d rows; GB/s = 10⁹ B/s; both sides copy into memory already\n", b.Workers, size(b.BytesPerRound), b.ViewRows)
+	fmt.Fprintf(w, "   faulted in (kvshare's store taken up front and emptied after each round, the floor's buffers touched once).\n")
 	t := table(w)
-	fmt.Fprintln(t, "   row\tkvshare publish\tfetch\tround trip\tcopy in\tcopy out\tround trip\tratio\t")
+	fmt.Fprintln(t, "   row\tkvshare publish\tfetch\tround trip\tcopy in\tcopy out\tround trip\tratio\tpublish / copy in\tstore faulted in\t")
 	for _, c := range b.Cases {
-		fmt.Fprintf(t, "   %s\t%.2f GB/s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t\n", size(c.RowBytes), c.KvsharePublishGBs.Median, c.KvshareFetchGBs.Median,
-			c.KvshareGBs.Median, c.FloorInGBs.Median, c.FloorOutGBs.Median, c.FloorGBs.Median, sp(c.Ratio, "%.3f"))
+		fmt.Fprintf(t, "   %s\t%.2f GB/s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%s\t%.0f ms\t\n", size(c.RowBytes), c.KvsharePublishGBs.Median, c.KvshareFetchGBs.Median,
+			c.KvshareGBs.Median, c.FloorInGBs.Median, c.FloorOutGBs.Median, c.FloorGBs.Median, sp(c.Ratio, "%.3f"), sp(c.PublishRatio, "%.3f"), c.StorePrefaultMs)
 	}
 	t.Flush()
 }
@@ -213,7 +247,7 @@ func writeGoals(w io.Writer, goals []goal) {
 		if g.AtMost {
 			cmp = "≤"
 		}
-		fmt.Fprintf(t, "   %d\t%s\t%s\t%s %g\t%s\t\n", g.Measurement, g.Name, sp(g.Value, "%.3g"), cmp, g.Target, verdict)
+		fmt.Fprintf(t, "   %d\t%s\t%s\t%s %g\t%s\t\n", g.Measurement, g.Name, sp(g.Value, "%.4g"), cmp, g.Target, verdict)
 	}
 	t.Flush()
 }

@@ -95,6 +95,23 @@ func (r *settleRig) kvshareTick(s shape, m mode) (tick, error) {
 // floorTick queues the same calls on the floor's goroutines, in the same
 // order, and waits until every part is done.
 func (r *settleRig) floorTick(s shape, m mode) (tick, error) {
+	queue := func(fs *floorSubmission) error {
+		r.fl.submit(fs)
+		return nil
+	}
+	return r.queuedTick(queue, r.flProbe, s, m)
+}
+
+// ruleFloorTick queues the same calls on the rule-following floor's
+// pool, in the same order, and waits until every part is done.
+func (r *settleRig) ruleFloorTick(s shape, m mode) (tick, error) {
+	return r.queuedTick(r.rf.submit, r.rfProbe, s, m)
+}
+
+// queuedTick is a floor's tick: queue takes each prepared submission,
+// fetch first and (beside publishes) its publish right after; pr is the
+// probe of that floor's client.
+func (r *settleRig) queuedTick(queue func(*floorSubmission) error, pr *probe, s shape, m mode) (tick, error) {
 	p := r.ticks[s]
 	var t tick
 	type sub struct {
@@ -104,17 +121,23 @@ func (r *settleRig) floorTick(s shape, m mode) (tick, error) {
 	}
 	subs := make([]sub, 0, 2*s.Submissions)
 	cpu0 := processCPU()
-	r.flProbe.arm()
+	pr.arm()
 	begin := now()
 	for j := range s.Submissions {
 		start := now()
-		r.fl.submit(p.floorFetch[j])
+		err := queue(p.floorFetch[j])
 		t.submit = append(t.submit, now()-start)
+		if err != nil {
+			return t, fmt.Errorf("bench: floor fetch %v: %w", s, err)
+		}
 		subs = append(subs, sub{p.floorFetch[j], start, true})
 		if m == besidePublishes {
 			start := now()
-			r.fl.submit(p.floorPub[j])
+			err := queue(p.floorPub[j])
 			t.submit = append(t.submit, now()-start)
+			if err != nil {
+				return t, fmt.Errorf("bench: floor publish %v: %w", s, err)
+			}
 			subs = append(subs, sub{p.floorPub[j], start, false})
 		}
 	}
@@ -124,7 +147,7 @@ func (r *settleRig) floorTick(s shape, m mode) (tick, error) {
 	}
 	ends := waitAll(chans)
 	t.cpu = processCPU() - cpu0
-	if f, ok := r.flProbe.firstCall(); ok {
+	if f, ok := pr.firstCall(); ok {
 		t.firstCall = f - begin
 	}
 	for i, x := range subs {

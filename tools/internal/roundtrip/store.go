@@ -3,6 +3,7 @@ package roundtrip
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/memdrv"
@@ -36,7 +37,24 @@ func MemoryStore(workers int) Store {
 	return &memoryStore{store: memdrv.NewStore(), workers: workers}
 }
 
-func (m *memoryStore) Describe() string { return "the embedded in-memory store" }
+// SizedMemoryStore returns a fresh embedded in-memory store that takes
+// capacity bytes up front, faulted in (memdrv.NewSizedStore), so that
+// publishes copy into memory already mapped; its drivers each run
+// workers goroutines.
+func SizedMemoryStore(workers int, capacity int64) (Store, error) {
+	s, err := memdrv.NewSizedStore(capacity)
+	if err != nil {
+		return nil, fmt.Errorf("roundtrip: %w", err)
+	}
+	return &memoryStore{store: s, workers: workers}, nil
+}
+
+func (m *memoryStore) Describe() string {
+	if d := m.store.Prefault(); d > 0 {
+		return fmt.Sprintf("the embedded in-memory store (taken up front, faulted in in %v)", d.Round(time.Millisecond))
+	}
+	return "the embedded in-memory store"
+}
 
 func (m *memoryStore) Workers() int { return m.workers }
 
