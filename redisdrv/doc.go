@@ -36,6 +36,9 @@
 // DoMultiStream returned and reads the spans nowhere else; for a get,
 // the spans are written only inside WriteTo, which the worker called
 // for every reply. A timeout or a lost connection ends the access too.
+// A pipeline whose connection was closed before its first reply (a
+// pooled connection a restarted server dropped) is sent once more, on a
+// fresh connection.
 // A panic inside the client makes every row of the part Fault and the
 // access Unprovable, for good: its region stays registered, Drain
 // answers false and Close is refused.
