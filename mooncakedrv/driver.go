@@ -26,7 +26,9 @@ type Driver struct {
 	cfg    Config
 	log    *slog.Logger
 	pool   *scheduler.Pool[*part]
-	parts  sync.Pool // *part, with their buffers
+	// kept are parts given back, with their buffers, for reuse.
+	partsMu sync.Mutex
+	kept    []*part
 
 	callbacks scheduler.Callbacks // those delivered off a worker
 

@@ -46,7 +46,7 @@ type part struct {
 
 // newPart takes a part from the pool for rows [lo, hi) of op.
 func (d *Driver) newPart(op *operation, lo, hi int) *part {
-	p, _ := d.parts.Get().(*part)
+	p := d.takePart()
 	if p == nil {
 		p = new(part)
 	}
@@ -73,7 +73,7 @@ func (d *Driver) newPart(op *operation, lo, hi int) *part {
 func (d *Driver) releasePart(p *part) {
 	p.op = nil
 	p.owner.Store(nil)
-	d.parts.Put(p)
+	d.keepPart(p)
 }
 
 // len returns the number of rows of the part.
@@ -109,4 +109,34 @@ func resize[T any](s []T, n int) []T {
 		return make([]T, n)
 	}
 	return s[:n]
+}
+
+// maxKeptParts bounds the parts kept for reuse: enough for every worker
+// and a queue of parts behind each, without pinning the buffers of a
+// burst for good.
+const maxKeptParts = 256
+
+// takePart returns a kept part, or nil.
+func (d *Driver) takePart() *part {
+	d.partsMu.Lock()
+	defer d.partsMu.Unlock()
+	n := len(d.kept)
+	if n == 0 {
+		return nil
+	}
+	p := d.kept[n-1]
+	d.kept[n-1] = nil
+	d.kept = d.kept[:n-1]
+	return p
+}
+
+// keepPart keeps p with its buffers for a later part. Unlike a
+// sync.Pool the list survives garbage collections, so a driver working
+// at a steady rate allocates no key list or argument slice per row.
+func (d *Driver) keepPart(p *part) {
+	d.partsMu.Lock()
+	defer d.partsMu.Unlock()
+	if len(d.kept) < maxKeptParts {
+		d.kept = append(d.kept, p)
+	}
 }
