@@ -49,41 +49,8 @@ func Realpool(root string, list modules.List, getenv func(string) string, w io.W
 	if err := check.Run(); err != nil {
 		return fmt.Errorf("realpool: %s=%s cannot be used (see above): %w", EnvMooncakeDir, dir, err)
 	}
-	bins, err := os.MkdirTemp("", "kvshare-realpool-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(bins)
-	wrap, where := PrivateNetwork()
-	fmt.Fprintln(w, "realpool: running", where)
-	env, err := toolchainFirst()
-	if err != nil {
-		return err
-	}
-	t := Tier{Name: "realpool", Off: "real-pool tier off", Packages: RealpoolPackages, Timeout: timeout, Wrap: wrap, Env: env}
-	var failed []string
-	if _, err := t.Run(root, list, bins, w); err != nil {
-		failed = append(failed, err.Error())
-	}
-	// The short soak over a pool of its own, where the tests ran.
-	kvshare := filepath.Join(bins, "kvshare")
-	build := exec.Command("go", "build", "-o", kvshare, "./cmd/kvshare")
-	build.Dir, build.Stdout, build.Stderr = filepath.Join(root, "tools"), w, os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("realpool: building kvshare: %w", err)
-	}
-	args := append(append([]string(nil), wrap...), kvshare, "soak", "-short", "--mooncake-dir", dir)
-	fmt.Fprintln(w, "realpool: kvshare soak -short over a loopback pool")
-	soak := exec.Command(args[0], args[1:]...)
-	soak.Env, soak.Stdout, soak.Stderr = env, w, os.Stderr
-	if err := soak.Run(); err != nil {
-		fmt.Fprintf(w, "realpool: FAIL kvshare soak over the pool: %v\n", err)
-		failed = append(failed, "kvshare soak over the pool")
-	}
-	if len(failed) > 0 {
-		return fmt.Errorf("realpool: failed: %s", strings.Join(failed, "; "))
-	}
-	return nil
+	return storeTier{name: "realpool", off: "real-pool tier off", timeout: timeout, packages: RealpoolPackages,
+		soakFlag: []string{"--mooncake-dir", dir}, store: "a loopback pool"}.run(root, list, w)
 }
 
 // toolchainFirst is this environment with the Go toolchain first on

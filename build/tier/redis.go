@@ -4,10 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/kvshare/kvshare/build/modules"
@@ -57,40 +53,7 @@ func Redis(root string, list modules.List, getenv func(string) string, w io.Writ
 	if timeout == "" {
 		timeout = "20m"
 	}
-	bins, err := os.MkdirTemp("", "kvshare-redis-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(bins)
-	wrap, where := PrivateNetwork()
-	fmt.Fprintln(w, "redis: running", where)
-	env, err := toolchainFirst()
-	if err != nil {
-		return err
-	}
-	env = append(env, EnvRedisServer+"="+binary)
-	t := Tier{Name: "redis", Off: redisOff, Packages: RedisPackages, Timeout: timeout, Wrap: wrap, Env: env}
-	var failed []string
-	if _, err := t.Run(root, list, bins, w); err != nil {
-		failed = append(failed, err.Error())
-	}
-	// The short soak over a server of its own, where the tests ran.
-	kvshare := filepath.Join(bins, "kvshare")
-	build := exec.Command("go", "build", "-o", kvshare, "./cmd/kvshare")
-	build.Dir, build.Stdout, build.Stderr = filepath.Join(root, "tools"), w, os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("redis: building kvshare: %w", err)
-	}
-	args := append(append([]string(nil), wrap...), kvshare, "soak", "-short", "--redis-server", binary)
-	fmt.Fprintln(w, "redis: kvshare soak -short over a loopback redis-server")
-	soak := exec.Command(args[0], args[1:]...)
-	soak.Env, soak.Stdout, soak.Stderr = env, w, os.Stderr
-	if err := soak.Run(); err != nil {
-		fmt.Fprintf(w, "redis: FAIL kvshare soak over the server: %v\n", err)
-		failed = append(failed, "kvshare soak over the server")
-	}
-	if len(failed) > 0 {
-		return fmt.Errorf("redis: failed: %s", strings.Join(failed, "; "))
-	}
-	return nil
+	return storeTier{name: "redis", off: redisOff, timeout: timeout, packages: RedisPackages,
+		env: []string{EnvRedisServer + "=" + binary}, soakFlag: []string{"--redis-server", binary},
+		store: "a loopback redis-server"}.run(root, list, w)
 }

@@ -10,20 +10,16 @@
 // [Run] takes [Options] and returns a [Report]: one [Finding] a check,
 // in the order they ran, each with a [Verdict] ([OK], [Warn], [Fail],
 // [Skip]) and a detail. [Report.Write] prints it; [Report.Failed] says
-// whether any check failed. The checks of a Mooncake file ([CheckConfig]
-// to [CheckClose], in the order of the constants): the config as the
-// driver reads it, the key prefix, the library (path, SHA-256, pin,
-// store_c.h's nineteen functions; a library that does not load names the
-// setting to change), the environment, the master, the metadata server,
-// the client's setup, the listening sockets the client opened, and a
-// probe object put, read back, compared and removed, then the client
-// closed. The checks of a Redis file: the config and the key prefix, the
-// password variable ([CheckPassword]), the server's PING ([CheckServer]),
-// its version ([CheckVersion], 7.0 or later), its maxmemory
-// ([CheckMaxMemory]), eviction policy ([CheckEviction]) and persistence
-// ([CheckPersistence]), and one row's round trip through a backend over
-// the Redis driver: put, lookup ([CheckLookup]), get, the key deleted,
-// the backend closed.
+// whether any check failed. A Mooncake file's checks ([CheckConfig] to
+// [CheckClose], in the order of the constants) follow the driver from
+// its config through the library, the environment, the master, the
+// metadata server, the client's setup and its listening sockets to a
+// probe object put, read back, compared and removed. A Redis file's
+// follow it from the config and the password variable ([CheckPassword])
+// through the server ([CheckServer], [CheckVersion] 7.0 or later,
+// [CheckMaxMemory], [CheckEviction], [CheckPersistence]) to one row's
+// round trip through a backend: put, lookup ([CheckLookup]), get, the
+// key deleted.
 //
 // It promises:
 //
@@ -37,13 +33,10 @@
 //     all of them passed, and the probe only on a client that set up.
 //     Over Redis the server is asked only once the password variable is
 //     set, and the probe runs only when no check failed.
-//   - Over Redis, the server's maxmemory and policy are judged against
-//     the file's expectations ([redis] maxmemory, the least expected, and
-//     maxmemory_policy): a difference fails, naming both values. Left
-//     unchecked, maxmemory 0 is a warning (the server then grows until the
-//     kernel ends it) and so is an allkeys policy (a Ready row may later
-//     read Miss). A server that refuses CONFIG (renamed, disabled, or not
-//     this user's to run) skips those checks, saying so; persistence is
+//   - Over Redis, maxmemory and the eviction policy are judged against
+//     the file's expectations (a difference fails, naming both values);
+//     left unchecked, maxmemory 0 and an allkeys policy warn. A server
+//     that refuses CONFIG skips those checks, saying so; persistence is
 //     printed, never failed.
 //   - The master is ok only once a Mooncake master answered: the
 //     client's setup asks it for its version. A refused dial fails it; an
@@ -54,14 +47,12 @@
 //     Mooncake's transfer engine serves its registered memory to whoever
 //     connects.
 //   - The probe lives under a key of this run's own prefix (package
-//     runprefix), from a buffer outside the Go heap. A buffer a transfer
-//     may still touch is kept with its client, as the driver keeps them.
-//     Over Redis the probe's key is deleted (DEL through the doctor's own
-//     client) whatever the put answered.
-//   - It never panics on a bad pool. Network waits are bounded by
-//     [Options.Wait] ([DefaultWait]); the probe's SDK calls take no
-//     deadline (the C ABI has none). Over Redis every dial, command and
-//     probe step is bounded by it.
+//     runprefix), from a buffer outside the Go heap; one a transfer may
+//     still touch is kept with its client. Over Redis the probe's key is
+//     deleted whatever the put answered.
+//   - It never panics on a bad store. Network waits are bounded by
+//     [Options.Wait] ([DefaultWait]); the Mooncake probe's SDK calls take
+//     no deadline (the C ABI has none).
 //
 // What each check looks at and prints is in the tools module's
 // README.md; why it checks as it does is in docs/design.md (sections
