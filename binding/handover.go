@@ -57,6 +57,9 @@ groups:
 		g := &a.view.Groups[gi]
 		base := s.groups[gi]
 		region, _ := b.regions.Region(g.Region)
+		// The region's base and slot size in locals: a call of
+		// region.Slot a row copies the whole region first.
+		slotBase, slotBytes := region.Base, region.SlotBytes
 		s.cutter.Reset(g.Names, region.SlotBytes, b.cut)
 		for {
 			cut, ok := s.cutter.Next()
@@ -68,8 +71,12 @@ groups:
 				ri := i - base
 				off := len(s.names)
 				s.names = append(s.names, g.Names[ri]...) // within capacity: never moves
-				s.spans[i] = region.Slot(int(g.Slots[ri]))
-				s.rows[i] = contract.Row{Name: s.names[off:len(s.names):len(s.names)], Spans: s.spans[i : i+1 : i+1]}
+				s.spans[i] = contract.Span{Addr: slotBase + uintptr(int64(g.Slots[ri])*slotBytes), Len: slotBytes}
+				// Field by field: a whole contract.Row built on the stack
+				// and copied costs a store-forwarding stall a row.
+				row := &s.rows[i]
+				row.Name = s.names[off:len(s.names):len(s.names)]
+				row.Spans = s.spans[i : i+1 : i+1]
 			}
 			c := &call{
 				a:     a,

@@ -83,11 +83,7 @@ func (c *Cutter) Next() (Call, bool) {
 		last = c.start + s.longest
 	}
 	s.restart(c.start)
-	for s.end < last {
-		if _, dup := s.repeats(); dup {
-			break
-		}
-	}
+	s.grow(last)
 	call := Call{Start: c.start, End: s.end}
 	c.start = s.end
 	return call, true
