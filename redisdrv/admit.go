@@ -14,10 +14,12 @@ import (
 // has no rows or no key maker, a name repeats or has no key, a row has
 // more than one span, or a span lies outside every live registration.
 //
-// onChange (nil means none) is called after each part's rows end, on the
-// driver's worker (or, for rows Cancel ends, a goroutine of the driver),
-// never under the driver's lock, and before that goroutine counts itself
-// finished, so Drain never returns before the last callback.
+// onChange (nil means none) is called after each part's rows end (on a
+// cluster, also after each node's rows of a part end), on the driver's
+// worker or a goroutine it waits for (or, for rows Cancel ends, a
+// goroutine of the driver), never under the driver's lock, and before
+// the worker counts itself finished, so Drain never returns before the
+// last callback.
 func (d *Driver) Put(b contract.RowBatch, onChange func()) (contract.Operation, error) {
 	return d.admit(contract.PutDir, b, nil, onChange)
 }

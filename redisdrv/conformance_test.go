@@ -65,7 +65,7 @@ func realSubject(t *testing.T, s *server, cfg Config) func() (*conformance.Subje
 			c.CallTimeout = 30 * time.Second // a gate may hold a call for the suite's whole Wait
 		}
 		d := driverVia(t, p.Addr(), c)
-		x := &crashes{p: p}
+		x := &crashes{ps: []*redistest.Proxy{p}}
 		return &conformance.Subject{
 			Driver: d,
 			Seed:   func(key string, data []byte) { s.seed(t, key, data) },
@@ -73,9 +73,9 @@ func realSubject(t *testing.T, s *server, cfg Config) func() (*conformance.Subje
 			Full:   func() { s.setMaxMemory(t, 1, "noeviction") },
 			Hold: func(dir conformance.Direction) conformance.Gate {
 				if dir == conformance.PutDir {
-					return s.pauseWrites(t, p)
+					return pauseWrites(t, []*server{s}, []*redistest.Proxy{p})
 				}
-				return p.HoldReplies(redistest.Command("GET"))
+				return holdOn([]*redistest.Proxy{p}, redistest.Command("GET"))
 			},
 			HoldKeys: x.holdKeys,
 			Crash:    x.crash,
@@ -95,32 +95,42 @@ func commandOf(dir conformance.Direction) string {
 	return "GET"
 }
 
-// writePause is Hold(PutDir): CLIENT PAUSE … WRITE on the server, held
-// once a SET passed the subject's proxy after the pause began, released
-// by CLIENT UNPAUSE.
+// writePause is Hold(PutDir): CLIENT PAUSE … WRITE on every server
+// (one, or a cluster's nodes), held once a SET passed one of the
+// subject's proxies after the pause began, released by CLIENT UNPAUSE.
 type writePause struct {
-	s     *server
-	t     *testing.T
-	p     *redistest.Proxy
-	sets  int // the SETs the proxy had seen when the pause began
-	once  sync.Once
-	match redistest.Match
+	servers []*server
+	t       *testing.T
+	ps      []*redistest.Proxy
+	sets    int // the SETs the proxies had seen when the pause began
+	once    sync.Once
+	match   redistest.Match
 }
 
-func (s *server) pauseWrites(t *testing.T, p *redistest.Proxy) *writePause {
-	g := &writePause{s: s, t: t, p: p, match: redistest.Command("SET")}
-	g.sets = p.Seen(g.match)
-	// Long enough for any check; Release ends it sooner.
-	if err := s.do(t, func(b rueidis.Builder) rueidis.Completed {
-		return b.ClientPause().Timeout(120000).Write().Build()
-	}).Error(); err != nil {
-		t.Errorf("CLIENT PAUSE: %v", err)
+func pauseWrites(t *testing.T, servers []*server, ps []*redistest.Proxy) *writePause {
+	g := &writePause{servers: servers, t: t, ps: ps, match: redistest.Command("SET")}
+	g.sets = g.seen()
+	for _, s := range servers {
+		// Long enough for any check; Release ends it sooner.
+		if err := s.do(t, func(b rueidis.Builder) rueidis.Completed {
+			return b.ClientPause().Timeout(120000).Write().Build()
+		}).Error(); err != nil {
+			t.Errorf("CLIENT PAUSE: %v", err)
+		}
 	}
 	return g
 }
 
+func (g *writePause) seen() int {
+	n := 0
+	for _, p := range g.ps {
+		n += p.Seen(g.match)
+	}
+	return n
+}
+
 func (g *writePause) Held(ctx context.Context) error {
-	for g.p.Seen(g.match) <= g.sets {
+	for g.seen() <= g.sets {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -132,8 +142,10 @@ func (g *writePause) Held(ctx context.Context) error {
 
 func (g *writePause) Release() {
 	g.once.Do(func() {
-		if err := g.s.do(g.t, func(b rueidis.Builder) rueidis.Completed { return b.ClientUnpause().Build() }).Error(); err != nil {
-			g.t.Errorf("CLIENT UNPAUSE: %v", err)
+		for _, s := range g.servers {
+			if err := s.do(g.t, func(b rueidis.Builder) rueidis.Completed { return b.ClientUnpause().Build() }).Error(); err != nil {
+				g.t.Errorf("CLIENT UNPAUSE: %v", err)
+			}
 		}
 	})
 }
@@ -158,16 +170,17 @@ func TestConformance(t *testing.T) {
 	}
 }
 
-// crashes stages Crash on a subject's proxy. The proxy cuts a
-// connection when its replies reach the crashing command, so on a
-// connection whose earlier reply a HoldKeys gate holds, the crash waits
-// behind it (the gate's Holding says so). The held keys' own commands
-// are held rather than crashed, and when a gate of a crashed direction
-// is released the proxy cuts every connection instead of letting the
-// held reply go: a part is one pipeline on one connection, and a crash
-// strikes every row of it, the held row's round trip included.
+// crashes stages Crash on a subject's proxies (one a server, or one a
+// cluster node). A proxy cuts a connection when its replies reach the
+// crashing command, so on a connection whose earlier reply a HoldKeys
+// gate holds, the crash waits behind it (the gate's Holding says so).
+// The held keys' own commands are held rather than crashed, and when a
+// gate of a crashed direction is released the proxies cut every
+// connection instead of letting the held reply go: a part is one
+// pipeline a server, and a crash strikes every row of it, the held
+// row's round trip included.
 type crashes struct {
-	p     *redistest.Proxy
+	ps    []*redistest.Proxy
 	mu    sync.Mutex
 	armed map[conformance.Direction]bool
 	gates []*keyGate // not released yet
@@ -181,33 +194,35 @@ func (x *crashes) crash(dir conformance.Direction) {
 	x.armed[dir] = true
 	x.mu.Unlock()
 	is := redistest.Command(commandOf(dir))
-	x.p.CrashOn(func(cmd [][]byte) bool {
-		if !is(cmd) {
-			return false
-		}
-		x.mu.Lock()
-		defer x.mu.Unlock()
-		for _, g := range x.gates {
-			if g.dir == dir && redistest.Command(commandOf(dir), g.keys...)(cmd) {
-				return false // held first; the gate's Release crashes it
+	for _, p := range x.ps {
+		p.CrashOn(func(cmd [][]byte) bool {
+			if !is(cmd) {
+				return false
 			}
-		}
-		return true
-	})
+			x.mu.Lock()
+			defer x.mu.Unlock()
+			for _, g := range x.gates {
+				if g.dir == dir && redistest.Command(commandOf(dir), g.keys...)(cmd) {
+					return false // held first; the gate's Release crashes it
+				}
+			}
+			return true
+		})
+	}
 }
 
 func (x *crashes) holdKeys(dir conformance.Direction, keys ...string) conformance.KeyGate {
-	g := &keyGate{Hold: x.p.HoldReplies(redistest.Command(commandOf(dir), keys...)), x: x, dir: dir, keys: keys}
+	g := &keyGate{holds: holdOn(x.ps, redistest.Command(commandOf(dir), keys...)), x: x, dir: dir, keys: keys}
 	x.mu.Lock()
 	x.gates = append(x.gates, g)
 	x.mu.Unlock()
 	return g
 }
 
-// keyGate is a HoldKeys gate: the proxy's hold, released through the
+// keyGate is a HoldKeys gate: the proxies' holds, released through the
 // crash rule above.
 type keyGate struct {
-	*redistest.Hold
+	holds
 	x    *crashes
 	dir  conformance.Direction
 	keys []string
@@ -221,8 +236,51 @@ func (g *keyGate) Release() {
 		g.x.gates = slices.DeleteFunc(g.x.gates, func(o *keyGate) bool { return o == g })
 		g.x.mu.Unlock()
 		if armed {
-			g.x.p.DropAll()
+			for _, p := range g.x.ps {
+				p.DropAll()
+			}
 		}
-		g.Hold.Release()
+		g.holds.Release()
 	})
+}
+
+// holds is one hold a proxy, as one gate: held once any of them holds a
+// reply, holding a key when any of them does.
+type holds []*redistest.Hold
+
+func holdOn(ps []*redistest.Proxy, m redistest.Match) holds {
+	hs := make(holds, len(ps))
+	for i, p := range ps {
+		hs[i] = p.HoldReplies(m)
+	}
+	return hs
+}
+
+func (hs holds) Held(ctx context.Context) error {
+	if len(hs) == 1 {
+		return hs[0].Held(ctx)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make(chan error, len(hs))
+	for _, h := range hs {
+		go func() { errs <- h.Held(ctx) }()
+	}
+	var err error
+	for range hs {
+		if err = <-errs; err == nil {
+			return nil
+		}
+	}
+	return err
+}
+
+func (hs holds) Holding(key string) bool {
+	return slices.ContainsFunc(hs, func(h *redistest.Hold) bool { return h.Holding(key) })
+}
+
+func (hs holds) Release() {
+	for _, h := range hs {
+		h.Release()
+	}
 }

@@ -1,7 +1,9 @@
 // Package redisdrv is kvshare's driver for Redis: a [contract.Driver]
-// and [contract.Looker] over one Redis server (7.0 or later), through the
-// rueidis client. [Open] reads a store file ([blob] and [redis]) and
-// connects; [New] takes a client, which the driver then owns.
+// and [contract.Looker] over one Redis server (7.0 or later) or a Redis
+// Cluster, through the rueidis client. [Open] reads a store file
+// ([blob] and [redis]) and connects; [New] takes a client, which the
+// driver then owns; [NewCluster] takes the client settings and seeds of
+// a cluster.
 // Subpackage redistest starts a loopback redis-server, and a proxy in
 // front of it, for tests.
 //
@@ -31,11 +33,24 @@
 //   - Lookup: EXISTS key, pipelined: 1 Present, 0 Absent; a key a put of
 //     this driver is writing is InFlight, without a command.
 //
-// Access ends when the part's round trip returned on its worker: for a
-// put, the client wrote and flushed the whole pipeline before
-// DoMultiStream returned and reads the spans nowhere else; for a get,
-// the spans are written only inside WriteTo, which the worker called
-// for every reply. A timeout or a lost connection ends the access too.
+// On a cluster, a part's rows are grouped by the node that owns each
+// key's hash slot in the slot map the driver read last (CLUSTER SLOTS),
+// and each node's rows go as one pipeline on a connection of that
+// node's own client, the nodes' pipelines at once; the part ends when
+// every one returned. A row a node answers MOVED or ASK goes again to
+// the node named (after ASKING for ASK), at most five times, and a
+// MOVED reads the slot map again; a node that fails, or a slot no node
+// serves, has it read again at most once a second. Every row's verdict
+// is the one its final answer gives, as on one server; a row whose node
+// cannot be reached is Fault. Lookups are grouped and redirected the
+// same way.
+//
+// Access ends when the part's round trips returned (on its worker, and
+// on a cluster on the goroutines the worker waits for): for a put, the
+// client wrote and flushed the whole pipeline before DoMultiStream
+// returned and reads the spans nowhere else; for a get, the spans are
+// written only inside WriteTo, which that goroutine called for every
+// reply. A timeout or a lost connection ends the access too.
 // A pipeline whose connection was closed before its first reply (a
 // pooled connection a restarted server dropped) is sent once more, on a
 // fresh connection.
@@ -48,7 +63,8 @@
 // more than one span, a span outside every live registration, a hint,
 // and a Device region. Drain sends nothing to the server; Close, only
 // after a Drain that returned true with every region unregistered and no
-// lookup inside the client, closes the client.
+// lookup inside the client, closes the client (every node's, on a
+// cluster).
 //
 // The client is github.com/redis/rueidis: its DoMultiStream writes a
 // pipeline and hands each reply to a writer on the caller's goroutine, under the connection's deadline, which is what the

@@ -1,6 +1,7 @@
 package redisdrv
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -23,10 +24,10 @@ var ErrRegionBusy = errors.New("redisdrv: region busy")
 // server. See the package documentation for what it declares, promises
 // and refuses. Every method is safe for concurrent use.
 type Driver struct {
-	client rueidis.Client
-	cfg    Config
-	log    *slog.Logger
-	pool   *scheduler.Pool[*part]
+	route *router
+	cfg   Config
+	log   *slog.Logger
+	pool  *scheduler.Pool[*part]
 
 	callbacks scheduler.Callbacks // those delivered off a worker
 
@@ -54,10 +55,11 @@ var (
 )
 
 // New returns a driver over client, which it owns from now on: Close
-// closes it. The client must talk to one server (not a cluster) with
-// client-side caching off, as [StoreConfig.ClientOption] builds it; its
-// connection deadline should be [ConnTimeout] or longer. A bad config is
-// an error wrapping [ErrConfig]; the client then stays the caller's.
+// closes it. The client must talk to one server (not a cluster: see
+// [NewCluster]) with client-side caching off, as
+// [StoreConfig.ClientOption] builds it; its connection deadline should
+// be [ConnTimeout] or longer. A bad config is an error wrapping
+// [ErrConfig]; the client then stays the caller's.
 func New(client rueidis.Client, cfg Config) (*Driver, error) {
 	if client == nil {
 		return nil, fmt.Errorf("%w: no client", ErrConfig)
@@ -66,8 +68,37 @@ func New(client rueidis.Client, cfg Config) (*Driver, error) {
 	if err != nil {
 		return nil, err
 	}
+	return newDriver(singleRouter(client, cfg.Logger), cfg)
+}
+
+// NewCluster returns a driver over a Redis Cluster: it reads the slot
+// map (CLUSTER SLOTS) from the first of opt.InitAddress (the seeds) that
+// answers within ctx, then makes one client a node from opt (InitAddress
+// aside, a single server each: rueidis's cluster client does not stream
+// across slots), the first time a key routes there. opt should be built
+// as [StoreConfig.ClientOption] builds it. Every client is the driver's:
+// Close closes them. A bad config wraps [ErrConfig]; a cluster that no
+// seed describes is an error naming each seed's answer; either way
+// nothing is left open.
+func NewCluster(ctx context.Context, opt rueidis.ClientOption, cfg Config) (*Driver, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	r, err := clusterRouter(ctx, opt, opt.InitAddress, cfg.Logger)
+	if err != nil {
+		return nil, err
+	}
+	d, err := newDriver(r, cfg)
+	if err != nil {
+		r.close()
+	}
+	return d, err
+}
+
+func newDriver(r *router, cfg Config) (*Driver, error) {
 	d := &Driver{
-		client:      client,
+		route:       r,
 		cfg:         cfg,
 		log:         cfg.Logger,
 		open:        make(map[*operation]struct{}),
@@ -75,11 +106,19 @@ func New(client rueidis.Client, cfg Config) (*Driver, error) {
 		seed:        maphash.MakeSeed(),
 		lookupsIdle: make(chan struct{}),
 	}
+	var err error
 	d.pool, err = scheduler.New(cfg.Workers, d.run)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	return d, nil
+}
+
+// Nodes returns the addresses of the cluster's nodes that serve slots,
+// as the driver last read its slot map; nil for one server.
+func (d *Driver) Nodes() []string {
+	addrs, _ := d.route.nodes()
+	return addrs
 }
 
 // Capabilities returns what the driver declares: Put, Get, Cancel,
@@ -181,8 +220,8 @@ func (d *Driver) Close() error {
 	}
 	d.closed = true
 	d.mu.Unlock()
-	if p := scheduler.Call(d.client.Close); p != nil {
-		return fmt.Errorf("redisdrv: close: the client panicked: %v", p)
+	if err := d.route.close(); err != nil {
+		return fmt.Errorf("redisdrv: close: %w", err)
 	}
 	return nil
 }

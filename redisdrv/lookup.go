@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"sync"
 
 	"github.com/redis/rueidis"
 
@@ -22,12 +23,13 @@ const MaxLookupsInStore = 8
 // probe is one lookup's round trip: its own keys (strings the client
 // keeps, never lent memory), the commands and their answers.
 type probe struct {
-	keys    []string
-	hashes  []uint64
-	ask     []int // the names sent, by index
-	answers []rueidis.RedisResult
-	panic   any
-	done    chan struct{}
+	keys   []string
+	hashes []uint64
+	ask    []int               // the names sent, by index
+	found  []contract.Presence // by name index: what the server answered for the names sent
+	trips  int64
+	panic  any
+	done   chan struct{}
 	// finished (the round trip returned) and abandoned (Lookup answered
 	// without it) are guarded by the driver's lock.
 	finished, abandoned bool
@@ -146,16 +148,23 @@ func (d *Driver) runProbe(p *probe) {
 		bytes += int64(len(p.keys[i]))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), d.cfg.callTimeout(bytes))
-	p.panic = scheduler.Call(func() {
-		cmds := make(rueidis.Commands, len(p.ask))
-		for k, i := range p.ask {
-			cmds[k] = d.client.B().Exists().Key(p.keys[i]).Build()
+	p.found = make([]contract.Presence, len(p.keys))
+	groups := d.route.split(p.keys, p.ask)
+	for round := 0; len(groups) > 0 && p.panic == nil; round++ {
+		p.panic = d.probeGroups(ctx, p, groups)
+		var reds []redirect
+		for _, g := range groups {
+			p.trips += g.trips
+			reds = append(reds, g.redirects...)
 		}
-		p.answers = d.client.DoMulti(ctx, cmds...)
-	})
+		if len(reds) == 0 || round == maxRedirects {
+			break // names still redirected stay Unknown
+		}
+		groups = d.route.regroup(ctx, reds)
+	}
 	cancel()
 	d.mu.Lock()
-	d.stats.RoundTrips++
+	d.stats.RoundTrips += p.trips
 	if p.panic != nil {
 		d.stats.Panics++
 	}
@@ -169,22 +178,71 @@ func (d *Driver) runProbe(p *probe) {
 	close(p.done)
 }
 
+// probeGroups asks each group's server, the groups at once, EXISTS key
+// for each of its names in one pipeline (after ASKING for a group
+// redirected by ASK), and returns once every one answered: the first
+// panic recovered, if any.
+func (d *Driver) probeGroups(ctx context.Context, p *probe, groups []*nodeRows) any {
+	if len(groups) == 1 && groups[0].err == nil {
+		return scheduler.Call(func() { d.probeOnce(ctx, p, groups[0]) })
+	}
+	panics := make([]any, len(groups))
+	var wg sync.WaitGroup
+	for i, g := range groups {
+		if g.err != nil {
+			continue // the names stay Unknown
+		}
+		wg.Go(func() { panics[i] = scheduler.Call(func() { d.probeOnce(ctx, p, g) }) })
+	}
+	wg.Wait()
+	for _, pv := range panics {
+		if pv != nil {
+			return pv
+		}
+	}
+	return nil
+}
+
+// probeOnce sends one group's EXISTS pipeline and records the answers:
+// 1 Present, 0 Absent, MOVED and ASK as redirects, anything else
+// Unknown.
+func (d *Driver) probeOnce(ctx context.Context, p *probe, g *nodeRows) {
+	c := g.client
+	cmds := make(rueidis.Commands, 0, 2*len(g.rows))
+	for _, i := range g.rows {
+		if g.asking {
+			cmds = append(cmds, c.B().Asking().Build())
+		}
+		cmds = append(cmds, c.B().Exists().Key(p.keys[i]).Build())
+	}
+	g.trips++
+	answers := c.DoMulti(ctx, cmds...)
+	for k, i := range g.rows {
+		if g.asking {
+			k = 2*k + 1
+		}
+		if k >= len(answers) {
+			return
+		}
+		n, err := answers[k].AsInt64()
+		switch {
+		case err != nil:
+			d.redirected(g, i, err)
+		case n == 1:
+			p.found[i] = contract.Present
+		case n == 0:
+			p.found[i] = contract.Absent
+		}
+	}
+}
+
 // answer writes the probe's answers into dst.
 func (d *Driver) answer(p *probe, dst []contract.Presence) {
 	if p.panic != nil {
 		d.log.Error("redisdrv: lookup: the client panicked; the names are Unknown", "panic", p.panic)
 		return
 	}
-	for k, i := range p.ask {
-		if k >= len(p.answers) {
-			return
-		}
-		switch n, err := p.answers[k].AsInt64(); {
-		case err != nil:
-		case n == 1:
-			dst[i] = contract.Present
-		case n == 0:
-			dst[i] = contract.Absent
-		}
+	for _, i := range p.ask {
+		dst[i] = p.found[i]
 	}
 }

@@ -54,12 +54,19 @@ func OpenConfig(ctx context.Context, sc StoreConfig, logger *slog.Logger) (*Driv
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	cfg := sc.Redis.DriverConfig()
+	cfg.Logger = logger
+	if sc.Redis.Cluster {
+		d, err := NewCluster(ctx, opt, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("redisdrv: %s: cluster seeds %v: %w", sc.File, opt.InitAddress, err)
+		}
+		return d, nil
+	}
 	client, err := rueidis.NewClient(opt)
 	if err != nil {
 		return nil, fmt.Errorf("redisdrv: %s: connecting to %s: %w", sc.File, sc.Redis.Address, err)
 	}
-	cfg := sc.Redis.DriverConfig()
-	cfg.Logger = logger
 	d, err := New(client, cfg)
 	if err != nil {
 		client.Close()
@@ -70,7 +77,8 @@ func OpenConfig(ctx context.Context, sc StoreConfig, logger *slog.Logger) (*Driv
 
 // ClientOption is the rueidis client option a store config describes,
 // as the driver wants its client: one server (no cluster or sentinel
-// discovery), no client-side cache, the connection deadline no shorter
+// discovery; for a cluster, InitAddress holds the seeds and the driver
+// makes one such client a node), no client-side cache, the connection deadline no shorter
 // than the longest part's round trip, at least Workers connections for
 // the parts' streams. It reads the password variable now; unset, the
 // error wraps [ErrNoPassword] and names it. A raw client built from it
@@ -79,7 +87,7 @@ func OpenConfig(ctx context.Context, sc StoreConfig, logger *slog.Logger) (*Driv
 func (sc StoreConfig) ClientOption() (rueidis.ClientOption, error) {
 	r := sc.Redis
 	opt := rueidis.ClientOption{
-		InitAddress:       []string{r.Address},
+		InitAddress:       r.Seeds(),
 		Username:          r.User,
 		SelectDB:          r.DB,
 		ForceSingleClient: true,
@@ -97,9 +105,9 @@ func (sc StoreConfig) ClientOption() (rueidis.ClientOption, error) {
 	}
 	if r.TLS {
 		name := r.TLSServerName
-		if name == "" {
+		if name == "" && !r.Cluster {
 			name, _, _ = net.SplitHostPort(r.Address)
-		}
+		} // a cluster's nodes are each verified under their own host
 		opt.TLSConfig = &tls.Config{ServerName: name, MinVersion: tls.VersionTLS12}
 	}
 	return opt, nil

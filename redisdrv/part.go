@@ -15,6 +15,11 @@ type part struct {
 	hashes []uint64             // put: each row's key hash in Driver.writing
 	marked []bool               // put: the row marked its key in Driver.writing, and unmarks it when it ends
 	status []contract.RowStatus // the verdicts being worked out, by part row
+	// recorded, for a part whose rows lie on several cluster nodes, marks
+	// the rows whose verdicts were recorded when their node's pipeline
+	// returned, before the part's others (nil: all are recorded at the
+	// part's end). Guarded by the driver's lock.
+	recorded []bool
 }
 
 // len returns the number of rows of the part.

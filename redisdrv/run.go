@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"sync"
 	"syscall"
 
 	"github.com/redis/rueidis"
@@ -15,125 +16,241 @@ import (
 	"github.com/kvshare/kvshare/scheduler"
 )
 
-// run is the worker pool's function: it sends a part's pipeline, reads
-// its replies, records the rows' verdicts and calls the operation's
-// callback before it returns (so the pool's Stop, and with it Drain,
-// cannot return before the callback).
+// maxRedirects bounds how many times one row follows MOVED or ASK in a
+// part; a row redirected once more ends Fault.
+const maxRedirects = 5
+
+// run is the worker pool's function: it sends a part's rows to the
+// servers that hold them, reads the replies, records the rows' verdicts
+// and calls the operation's callback before it returns (so the pool's
+// Stop, and with it Drain, cannot return before the callback).
 func (d *Driver) run(p *part) {
 	ctx, cancel := context.WithTimeout(context.Background(), d.cfg.callTimeout(p.bytes))
-	var panicked any
-	if p.op.dir == contract.PutDir {
-		panicked = scheduler.Call(func() { d.runPut(ctx, p) })
-	} else {
-		panicked = scheduler.Call(func() { d.runGet(ctx, p) })
-	}
-	cancel()
-	if panicked != nil {
-		// Nothing proves what a client that panicked midway still does
-		// with the part's memory: keep it, for good.
-		d.log.Error("redisdrv: the client panicked; every row of the part ends Fault and its access is unprovable",
-			"dir", p.op.dir, "rows", p.len(), "panic", fmt.Sprint(panicked))
-		for j := range p.status {
-			p.status[j] = contract.Fault
-		}
-		d.mu.Lock()
-		d.stats.Panics++
-		d.mu.Unlock()
-	}
-	op := p.op
-	d.finish(p, panicked != nil)
-	d.callOnChange(op)
-}
-
-// runPut sends, for every row the part may put, SET key value NX and
-// STRLEN key in one pipeline, the value a string over the row's span
-// (the client copies it through its write buffer, never whole); rows
-// whose key another put of this driver is writing end NotReady without
-// a command. The client writes and flushes the whole pipeline on this
-// goroutine before DoMultiStream returns, and reads the spans nowhere
-// else: from its return on, the part's memory is not read. A pipeline
-// whose connection turns out dead before its first reply (a pooled
-// connection the server closed, say by restarting) is sent once more,
-// on a fresh one: SET NX makes a second send of a put that did land
-// Ready, not a second object.
-func (d *Driver) runPut(ctx context.Context, p *part) {
 	rows := make([]int, 0, p.len())
 	for j := range p.keys {
-		if p.op.writing[p.lo+j] {
-			p.status[j] = contract.NotReady
+		if p.op.dir == contract.PutDir && p.op.writing[p.lo+j] {
+			p.status[j] = contract.NotReady // another put of this driver writes the key: no command
 			continue
 		}
 		rows = append(rows, j)
 	}
-	if len(rows) == 0 {
-		return
+	var s sent
+	if len(rows) > 0 {
+		s = d.send(ctx, p, rows)
 	}
-	if d.putOnce(ctx, p, rows, true) {
-		d.putOnce(ctx, p, rows, false)
+	cancel()
+	if s.panicked != nil {
+		// Nothing proves what a client that panicked midway still does
+		// with the part's memory: keep it, for good.
+		d.log.Error("redisdrv: the client panicked; every row of the part ends Fault and its access is unprovable",
+			"dir", p.op.dir, "rows", p.len(), "panic", fmt.Sprint(s.panicked))
+		for j := range p.status {
+			p.status[j] = contract.Fault
+		}
+	}
+	op := p.op
+	d.finish(p, s)
+	d.callOnChange(op)
+}
+
+// sent is what sending a part's rows came to, beside their verdicts.
+type sent struct {
+	panicked     any // a panic recovered around the client
+	trips        int64
+	moved, asked int64
+	split        bool // the rows lay on more than one server at first
+}
+
+// send sends rows of p, each server's rows as one pipeline on a
+// connection of that server's client, the servers' pipelines at once
+// (the first on this goroutine), and returns once every one returned.
+// Rows a cluster node answered MOVED or ASK go again, to the node the
+// answer named (after ASKING for ASK), at most maxRedirects times.
+func (d *Driver) send(ctx context.Context, p *part, rows []int) (s sent) {
+	groups := d.route.split(p.keys, rows)
+	s.split = len(groups) > 1
+	for round := 0; ; round++ {
+		s.panicked = d.sendGroups(ctx, p, groups)
+		var reds []redirect
+		for _, g := range groups {
+			s.trips += g.trips
+			reds = append(reds, g.redirects...)
+		}
+		if s.panicked != nil || len(reds) == 0 {
+			return s
+		}
+		for _, rd := range reds {
+			if rd.ask {
+				s.asked++
+			} else {
+				s.moved++
+			}
+		}
+		if round == maxRedirects {
+			for _, rd := range reds {
+				p.status[rd.row] = contract.Fault
+			}
+			d.log.Warn("redisdrv: rows still redirected after following MOVED/ASK; they end Fault",
+				"dir", p.op.dir, "rows", len(reds), "times", maxRedirects, "first key", p.keys[reds[0].row], "last to", reds[0].addr)
+			return s
+		}
+		groups = d.route.regroup(ctx, reds)
 	}
 }
 
-// putOnce sends the part's put pipeline for rows and records their
-// verdicts; it reports, when retry is allowed, that the connection was
-// dead before the first reply (the verdicts are then not recorded).
-func (d *Driver) putOnce(ctx context.Context, p *part, rows []int, retry bool) (stale bool) {
-	cmds := make(rueidis.Commands, 0, 2*len(rows))
-	for _, j := range rows {
-		s, k := p.span(j), p.keys[j]
-		cmds = append(cmds,
-			d.client.B().Set().Key(k).Value(slotmem.String(s.Addr, s.Len)).Nx().Build(),
-			d.client.B().Strlen().Key(k).Build())
+// sendGroups sends each group's rows, the first on this goroutine and
+// the others on goroutines of their own, and returns once all returned:
+// the first panic recovered, if any.
+func (d *Driver) sendGroups(ctx context.Context, p *part, groups []*nodeRows) any {
+	one := func(g *nodeRows) any {
+		if g.err != nil {
+			for _, j := range g.rows {
+				p.status[j] = contract.Fault
+			}
+			d.log.Warn("redisdrv: rows end Fault unsent", "dir", p.op.dir, "rows", len(g.rows), "node", g.addr, "err", g.err)
+			return nil
+		}
+		return scheduler.Call(func() {
+			if p.op.dir == contract.PutDir {
+				if d.putOnce(ctx, p, g, true) {
+					d.putOnce(ctx, p, g, false)
+				}
+			} else if d.getOnce(ctx, p, g, true) {
+				d.getOnce(ctx, p, g, false)
+			}
+		})
 	}
-	stream := d.client.DoMultiStream(ctx, cmds...)
+	if len(groups) == 1 && p.recorded == nil {
+		return one(groups[0])
+	}
+	if p.recorded == nil {
+		p.recorded = make([]bool, p.len()) // no goroutine of the part runs yet
+	}
+	// Each node's rows are recorded as soon as its pipeline returned, so
+	// a slow or lost node holds up no other node's verdicts.
+	oneAndRecord := func(g *nodeRows) any {
+		pv := one(g)
+		if pv == nil {
+			d.record(p, g)
+		}
+		return pv
+	}
+	panics := make([]any, len(groups))
+	var wg sync.WaitGroup
+	for i, g := range groups[1:] {
+		wg.Go(func() { panics[i+1] = oneAndRecord(g) })
+	}
+	panics[0] = oneAndRecord(groups[0])
+	wg.Wait()
+	for _, pv := range panics {
+		if pv != nil {
+			return pv
+		}
+	}
+	return nil
+}
+
+// putOnce sends, for the group's rows, SET key value NX and STRLEN key
+// in one pipeline (each after ASKING when the rows were redirected by
+// ASK), the value a string over the row's span (the client copies it
+// through its write buffer, never whole), and records their verdicts.
+// The client writes and flushes the whole pipeline on this goroutine
+// before DoMultiStream returns, and reads the spans nowhere else: from
+// its return on, the rows' memory is not read. It reports, when retry is
+// allowed, that the connection was dead before the first reply (a
+// pooled connection the server closed, say by restarting; the verdicts
+// are then not recorded): the caller sends once more, on a fresh
+// connection, and SET NX makes a second send of a put that did land
+// Ready, not a second object.
+func (d *Driver) putOnce(ctx context.Context, p *part, g *nodeRows, retry bool) (stale bool) {
+	c := g.client
+	per := 2
+	if g.asking {
+		per = 4
+	}
+	cmds := make(rueidis.Commands, 0, per*len(g.rows))
+	for _, j := range g.rows {
+		s, k := p.span(j), p.keys[j]
+		if g.asking {
+			cmds = append(cmds, c.B().Asking().Build())
+		}
+		cmds = append(cmds, c.B().Set().Key(k).Value(slotmem.String(s.Addr, s.Len)).Nx().Build())
+		if g.asking {
+			cmds = append(cmds, c.B().Asking().Build())
+		}
+		cmds = append(cmds, c.B().Strlen().Key(k).Build())
+	}
+	g.trips++
+	stream := c.DoMultiStream(ctx, cmds...)
 	var r reply
 	var faults faultLog
-	for i, j := range rows {
+	for i, j := range g.rows {
+		if g.asking {
+			r.read(&stream) // ASKING's OK; a failure shows in SET's reply too
+		}
 		set := r.read(&stream)
 		if i == 0 && retry && deadBeforeReply(ctx, set.err) {
 			drain(&stream)
 			return true
 		}
+		if g.asking {
+			r.read(&stream)
+		}
 		strlen := r.read(&stream)
+		if d.redirected(g, j, set.err) {
+			continue
+		}
 		p.status[j] = putVerdict(set, strlen, p.span(j).Len)
 		if p.status[j] == contract.Fault {
 			faults.add(j, set, strlen)
 		}
 	}
 	drain(&stream)
-	d.logFaults(p, faults)
+	d.logFaults(p, g, faults)
 	return false
 }
 
-// runGet sends GET key for every row of the part in one pipeline and
-// streams each value straight into its row's span (a slotWriter that
-// learns the value's length before its first byte). The spans are
-// written only inside WriteTo, on this goroutine: once the last reply
-// was read, nothing writes them. A pipeline whose connection turns out
-// dead before its first reply, not a byte written, is sent once more on
-// a fresh one, as a put's is.
-func (d *Driver) runGet(ctx context.Context, p *part) {
-	if d.getOnce(ctx, p, true) {
-		d.getOnce(ctx, p, false)
+// getOnce sends GET key for each of the group's rows in one pipeline
+// (each after ASKING when the rows were redirected by ASK) and streams
+// each value straight into its row's span (a slotWriter that learns the
+// value's length before its first byte), recording the verdicts. The
+// spans are written only inside WriteTo, on this goroutine: once the
+// last reply was read, nothing writes them. It reports, as putOnce
+// does, a connection dead before its first reply wrote a byte.
+func (d *Driver) getOnce(ctx context.Context, p *part, g *nodeRows, retry bool) (stale bool) {
+	c := g.client
+	per := 1
+	if g.asking {
+		per = 2
 	}
-}
-
-// getOnce sends the part's get pipeline and records the verdicts; it
-// reports, when retry is allowed, that the connection was dead before
-// the first reply wrote a byte (the verdicts are then not recorded).
-func (d *Driver) getOnce(ctx context.Context, p *part, retry bool) (stale bool) {
-	cmds := make(rueidis.Commands, 0, p.len())
-	for _, k := range p.keys {
-		cmds = append(cmds, d.client.B().Get().Key(k).Build())
+	cmds := make(rueidis.Commands, 0, per*len(g.rows))
+	for _, j := range g.rows {
+		if g.asking {
+			cmds = append(cmds, c.B().Asking().Build())
+		}
+		cmds = append(cmds, c.B().Get().Key(p.keys[j]).Build())
 	}
-	stream := d.client.DoMultiStream(ctx, cmds...)
+	g.trips++
+	stream := c.DoMultiStream(ctx, cmds...)
+	var r reply
 	var w slotWriter
 	var faults faultLog
-	for j := range p.keys {
+	for i, j := range g.rows {
+		var first error
+		if g.asking {
+			first = r.read(&stream).err
+		}
 		w.reset(p.span(j))
 		_, err := stream.WriteTo(&w)
-		if j == 0 && retry && w.written == 0 && deadBeforeReply(ctx, err) {
+		if !g.asking {
+			first = err
+		}
+		if i == 0 && retry && w.written == 0 && deadBeforeReply(ctx, first) {
 			drain(&stream)
 			return true
+		}
+		if w.written == 0 && d.redirected(g, j, err) {
+			continue
 		}
 		p.status[j] = getVerdict(&w, err)
 		if p.status[j] == contract.Fault {
@@ -141,7 +258,34 @@ func (d *Driver) getOnce(ctx context.Context, p *part, retry bool) (stale bool) 
 		}
 	}
 	drain(&stream)
-	d.logFaults(p, faults)
+	d.logFaults(p, g, faults)
+	return false
+}
+
+// redirected records row j as redirected when err is a cluster node's
+// MOVED or ASK, and reports whether it was. A server that is not a
+// cluster's has no redirects: there such an answer is the row's Fault.
+// A failed connection marks the cluster's slot map stale.
+func (d *Driver) redirected(g *nodeRows, j int, err error) bool {
+	if err == nil || !d.route.cluster {
+		return false
+	}
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		d.route.markStale()
+		return false
+	}
+	if addr, ok := re.IsMoved(); ok {
+		g.redirects = append(g.redirects, redirect{row: j, addr: addr})
+		return true
+	}
+	if addr, ok := re.IsAsk(); ok {
+		g.redirects = append(g.redirects, redirect{row: j, addr: addr, ask: true})
+		return true
+	}
+	if re.IsClusterDown() {
+		d.route.markStale()
+	}
 	return false
 }
 
@@ -181,11 +325,15 @@ func (f *faultLog) add(j int, first, second answer) {
 	f.n++
 }
 
-// logFaults logs, once per part, the rows that ended Fault.
-func (d *Driver) logFaults(p *part, f faultLog) {
+// logFaults logs, once per group of a part, the rows that ended Fault.
+func (d *Driver) logFaults(p *part, g *nodeRows, f faultLog) {
 	if f.n == 0 {
 		return
 	}
-	d.log.Warn("redisdrv: rows ended Fault", "dir", p.op.dir, "rows", f.n, "of", p.len(),
-		"first key", p.keys[f.first], "answer", f.answer.String(), "then", f.then.String())
+	args := []any{"dir", p.op.dir, "rows", f.n, "of", p.len(),
+		"first key", p.keys[f.first], "answer", f.answer.String(), "then", f.then.String()}
+	if g.addr != "" {
+		args = append(args, "node", g.addr)
+	}
+	d.log.Warn("redisdrv: rows ended Fault", args...)
 }

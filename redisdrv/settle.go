@@ -8,24 +8,71 @@ import (
 // finish records a part's verdicts once its round trip returned: the
 // rows' statuses, the writing marks it ends, and whether its access is
 // unprovable.
-func (d *Driver) finish(p *part, unprovable bool) {
+func (d *Driver) finish(p *part, s sent) {
+	unprovable := s.panicked != nil
 	op := p.op
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for j, st := range p.status {
+		if p.recorded != nil && p.recorded[j] {
+			continue
+		}
 		if !st.Final() {
 			st = contract.Fault // no verdict reached: nothing proves the row arrived
 		}
-		op.rows[p.lo+j] = st
-		d.unmarkLocked(p, j)
-		d.countRowLocked(op.dir, st)
+		d.recordRowLocked(p, j, st)
 	}
-	op.pending -= p.len()
 	op.parts--
 	op.unprovable = op.unprovable || unprovable
 	op.endAccessLocked()
 	d.stats.Parts++
-	d.stats.RoundTrips++
+	d.stats.RoundTrips += s.trips
+	d.stats.Moved += s.moved
+	d.stats.Asked += s.asked
+	if s.split {
+		d.stats.PartsSplit++
+	}
+	if unprovable {
+		d.stats.Panics++
+	}
+}
+
+// record records, once one node's pipeline of a part returned, the
+// verdicts of that node's rows that were not redirected, and calls the
+// operation back: the other nodes' rows may still be on their way, and
+// the part's access ends only at finish.
+func (d *Driver) record(p *part, g *nodeRows) {
+	redirected := make(map[int]bool, len(g.redirects))
+	for _, rd := range g.redirects {
+		redirected[rd.row] = true
+	}
+	op := p.op
+	d.mu.Lock()
+	n := 0
+	for _, j := range g.rows {
+		st := p.status[j]
+		if redirected[j] || p.recorded[j] || !st.Final() {
+			continue // sent again, or left to finish
+		}
+		d.recordRowLocked(p, j, st)
+		n++
+	}
+	d.mu.Unlock()
+	if n > 0 {
+		d.callOnChange(op)
+	}
+}
+
+// recordRowLocked records part row j's final status st.
+func (d *Driver) recordRowLocked(p *part, j int, st contract.RowStatus) {
+	op := p.op
+	op.rows[p.lo+j] = st
+	op.pending--
+	d.unmarkLocked(p, j)
+	d.countRowLocked(op.dir, st)
+	if p.recorded != nil {
+		p.recorded[j] = true
+	}
 }
 
 // cancelPartLocked ends Cancelled every row of a part no worker took: it

@@ -14,9 +14,17 @@ type Stats struct {
 	// RowsUnprovable counts the rows of operations whose access is
 	// Unprovable: their memory is kept for good.
 	RowsUnprovable int64
-	// Parts counts parts run, RoundTrips the pipelines they sent (one
-	// each), Panics the panics recovered around the client.
+	// Parts counts parts run, RoundTrips the pipelines they and the
+	// lookups sent (one a server a part holds rows on, one more for each
+	// resend), Panics the panics recovered around the client.
 	Parts, RoundTrips, Panics int64
+	// PartsSplit counts the parts whose rows lay on more than one
+	// cluster node, each node's rows sent as a pipeline of their own.
+	PartsSplit int64
+	// Moved and Asked count rows a cluster node answered MOVED or ASK,
+	// sent again to the node named; SlotMapReads counts the readings of
+	// a cluster's slot map (CLUSTER SLOTS), the first at start included.
+	Moved, Asked, SlotMapReads int64
 	// KeysWriting is the number of keys a put of this driver is writing
 	// now.
 	KeysWriting int64
@@ -37,5 +45,6 @@ func (d *Driver) Stats() Stats {
 	s.OpsUnprovable = int64(len(d.unprovable))
 	s.KeysWriting = int64(len(d.writing))
 	s.LookupsInStore = int64(d.lookupsInStore)
+	_, s.SlotMapReads = d.route.nodes()
 	return s
 }

@@ -28,7 +28,7 @@ const (
 
 // The [redis] section's keys, exactly as a file spells them.
 var sections = map[string][]string{
-	Section: {"address", "user", "password_env", "tls", "tls_server_name", "db", "pool_size",
+	Section: {"address", "addresses", "cluster", "user", "password_env", "tls", "tls_server_name", "db", "pool_size",
 		"dial_timeout", "call_timeout", "workers", "rows_per_call", "bytes_per_call",
 		"maxmemory", "maxmemory_policy"},
 }
@@ -48,8 +48,14 @@ type StoreConfig struct {
 // authenticate, and how the driver cuts its work. The file key of each
 // field is in parentheses.
 type RedisConfig struct {
-	// Address (address) is the server's host:port. Required.
-	Address string
+	// Address (address) is the server's host:port: required for one
+	// server. Cluster (cluster = true) says the servers are a Redis
+	// Cluster's nodes; Addresses (addresses, a list of host:port) are
+	// then its seeds, the nodes asked for the slot map (address, when
+	// given, is the first seed). A cluster takes db 0 only.
+	Address   string
+	Cluster   bool
+	Addresses []string
 	// User (user) is the ACL user; empty means the default user.
 	User string
 	// PasswordEnv (password_env) names the environment variable that
@@ -122,6 +128,8 @@ func decodeStoreConfig(file string, f *tomlfile.File) (StoreConfig, error) {
 	}
 	if s := f.Section(Section); s != nil {
 		r.Address, _ = s.String("address", "")
+		r.Cluster = s.Bool("cluster", false)
+		r.Addresses = s.Strings("addresses")
 		r.User, _ = s.String("user", "")
 		r.PasswordEnv, _ = s.String("password_env", "")
 		r.TLS = s.Bool("tls", false)
@@ -173,12 +181,25 @@ func (c StoreConfig) check() storeconfig.Findings {
 	inRange := func(key string, v, lo, hi int64) { findings.InRange(c.File, Section, key, v, lo, hi) }
 	r := c.Redis
 	switch {
-	case r.Address == "":
+	case r.Cluster && r.Address == "" && len(r.Addresses) == 0:
+		refuse("addresses", "is required with cluster = true (a list of seed nodes, host:port)")
+	case !r.Cluster && len(r.Addresses) > 0:
+		refuse("addresses", "is for cluster = true; one server takes address")
+	case !r.Cluster && r.Address == "":
 		refuse("address", "is required (host:port)")
-	default:
+	}
+	if r.Address != "" {
 		if reason := addressProblem(r.Address); reason != "" {
 			refuse("address", "%s, got %q", reason, r.Address)
 		}
+	}
+	for i, a := range r.Addresses {
+		if reason := addressProblem(a); reason != "" {
+			refuse("addresses", "entry %d %s, got %q", i, reason, a)
+		}
+	}
+	if r.Cluster && r.DB != 0 {
+		refuse("db", "must be 0 with cluster = true (a Redis Cluster has database 0 only), got %d", r.DB)
 	}
 	if r.PasswordEnv != "" && !isEnvName(r.PasswordEnv) {
 		refuse("password_env", "must name an environment variable (letters, digits, _), got %q: the file never holds the password itself", r.PasswordEnv)
@@ -238,4 +259,20 @@ func isEnvName(s string) bool {
 // DriverConfig returns the driver settings of the [redis] section.
 func (r RedisConfig) DriverConfig() Config {
 	return Config{Workers: r.Workers, RowsPerCall: r.RowsPerCall, BytesPerCall: r.BytesPerCall, CallTimeout: r.CallTimeout}
+}
+
+// Seeds returns the addresses the driver connects to first: address for
+// one server; for a cluster, address (when given) and then addresses,
+// each once.
+func (r RedisConfig) Seeds() []string {
+	var seeds []string
+	if r.Address != "" {
+		seeds = append(seeds, r.Address)
+	}
+	for _, a := range r.Addresses {
+		if !slices.Contains(seeds, a) {
+			seeds = append(seeds, a)
+		}
+	}
+	return seeds
 }

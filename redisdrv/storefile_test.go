@@ -74,6 +74,12 @@ func TestStoreFileRefusals(t *testing.T) {
 		{"unknown policy", "[redis]\naddress = \"h:1\"\nmaxmemory_policy = \"lru\"\n", "maxmemory_policy", "noeviction"},
 		{"unknown key", "[redis]\naddress = \"h:1\"\nhost = \"x\"\n", "host", "unknown key"},
 		{"two stores", "[redis]\naddress = \"h:1\"\n[mooncake]\nmaster = \"h:2\"\n", "", "unknown section"},
+		{"cluster without seeds", "[redis]\ncluster = true\n", "addresses", "is required with cluster = true"},
+		{"seeds without cluster", "[redis]\naddresses = [\"h:1\"]\n", "addresses", "is for cluster = true"},
+		{"a bad seed", "[redis]\ncluster = true\naddresses = [\"h:1\", \"h2\"]\n", "addresses", "entry 1 must be host:port"},
+		{"seeds not a list", "[redis]\ncluster = true\naddresses = \"h:1\"\n", "addresses", ""},
+		{"cluster with a db", "[redis]\ncluster = true\naddresses = [\"h:1\"]\ndb = 2\n", "db", "database 0 only"},
+		{"cluster not a bool", "[redis]\naddress = \"h:1\"\ncluster = \"yes\"\n", "cluster", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sc, err := ParseStoreConfig("bad.toml", []byte(tc.file))
@@ -172,4 +178,22 @@ func FuzzParseStoreConfig(f *testing.F) {
 		}
 		require.NoError(t, sc.Validate())
 	})
+}
+
+// A cluster's seeds: address first when given, then addresses, each
+// once; the client option carries them all.
+func TestStoreFileCluster(t *testing.T) {
+	sc, err := ParseStoreConfig("c.toml", []byte("[redis]\ncluster = true\naddress = \"a:1\"\naddresses = [\"b:2\", \"a:1\", \"c:3\"]\n"))
+	require.NoError(t, err)
+	assert.True(t, sc.Redis.Cluster)
+	assert.Equal(t, []string{"a:1", "b:2", "c:3"}, sc.Redis.Seeds())
+	opt, err := sc.ClientOption()
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a:1", "b:2", "c:3"}, opt.InitAddress)
+
+	sc, err = ParseStoreConfig("c.toml", []byte("[redis]\ncluster = true\naddresses = [\"b:2\"]\ntls = true\n"))
+	require.NoError(t, err)
+	opt, err = sc.ClientOption()
+	require.NoError(t, err)
+	assert.Empty(t, opt.TLSConfig.ServerName, "a cluster's nodes are verified under their own hosts")
 }

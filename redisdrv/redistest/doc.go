@@ -1,7 +1,7 @@
 // Package redistest runs a real redis-server on loopback for tests and
-// tools, and a RESP-aware proxy in front of it that holds, stalls, fails
-// and crashes chosen commands. It also holds the redis tier's switch
-// (EnvServer, Tier, Require).
+// tools, a Redis Cluster of them, and a RESP-aware proxy in front of a
+// server that holds, stalls, fails and crashes chosen commands. It also
+// holds the redis tier's switch (EnvServer, Tier, Require).
 //
 // It owns every process it starts, from Start to Stop, and every
 // restart. It promises:
@@ -24,6 +24,15 @@
 //     its rules change what a client sees. Each client connection has its
 //     own server connection. Close ends every goroutine it started,
 //     within ProxyCloseTimeout.
+//   - StartCluster runs a Redis Cluster of such servers (three masters,
+//     no replicas), created with the redis-cli next to the binary, each
+//     node's bus on its port plus BusPortOffset, and returns once every
+//     node says cluster_state:ok and all agree on every slot's owner
+//     (Settle). Proxied, every node announces the port of a Proxy in
+//     front of it, so clients that follow the cluster reach the nodes
+//     through the proxies only. Kill, Restart (empty, same ID and slots),
+//     Freeze and moving a slot by the migration protocol (BeginMove,
+//     MigrateKeys, Finish) are its faults; Slot is CLUSTER KEYSLOT.
 //
 // It refuses options out of range (ErrOptions) and any start after Stop
 // (ErrStopped). The proxy does not speak RESP3 streamed strings or

@@ -19,8 +19,17 @@ var (
 	// ErrVersion: `redis-server --version` failed, printed no version, or
 	// printed a major version below MinMajor.
 	ErrVersion = errors.New("redistest: redis-server version is not usable")
-	// ErrOptions: an Options field is out of range.
+	// ErrOptions: an Options or ClusterOptions field, or an argument of a
+	// Cluster call (a slot, a batch size), is out of range.
 	ErrOptions = errors.New("redistest: bad options")
+	// ErrNoCLI: there is no executable redis-cli next to the redis-server
+	// binary, which StartCluster needs to create the cluster.
+	ErrNoCLI = errors.New("redistest: no redis-cli next to redis-server")
+	// ErrCluster: the cluster did not form, or is not in the state a call
+	// needs or waits for (a slot no node owns, a move from the node the
+	// slot is on, nodes that did not settle in time); the text says what
+	// was seen.
+	ErrCluster = errors.New("redistest: cluster not in the state needed")
 	// ErrStopped: the server was stopped with Stop; it starts nothing any
 	// more.
 	ErrStopped = errors.New("redistest: server stopped")

@@ -139,17 +139,26 @@ func Cleanup(t testing.TB, s *Server) {
 // nil, stopped by Cleanup. It fails t when the server does not start.
 func StartForTest(t testing.TB, o Options) *Server {
 	t.Helper()
-	binary := Require(t)
-	if o.Dir == "" {
-		o.Dir = t.TempDir()
-	}
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelDebug}))
-	}
+	binary := forTest(t, &o.Dir, &o.Logger)
 	s, err := Start(t.Context(), binary, o)
 	if err != nil {
 		t.Fatalf("starting %s: %v", binary, err)
 	}
 	Cleanup(t, s)
 	return s
+}
+
+// forTest returns the tier's binary for t (skipping t when the tier is
+// off) and fills a test's defaults: the folder under t.TempDir() when
+// *dir is empty, t's output as the logger when *logger is nil.
+func forTest(t testing.TB, dir *string, logger **slog.Logger) string {
+	t.Helper()
+	binary := Require(t)
+	if *dir == "" {
+		*dir = t.TempDir()
+	}
+	if *logger == nil {
+		*logger = slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return binary
 }
