@@ -31,10 +31,16 @@ type rig struct {
 
 func newRig(t *testing.T, s *server, addr string, slots int, slotBytes int64, cfg Config) *rig {
 	t.Helper()
+	return rigOver(t, s, driverVia(t, addr, cfg), slots, slotBytes)
+}
+
+// rigOver is a rig over driver d (s may be nil: a cluster's rig).
+func rigOver(t *testing.T, s *server, d *Driver, slots int, slotBytes int64) *rig {
+	t.Helper()
 	prefix := fmt.Sprintf("kvshare-test/%s/%d", t.Name(), time.Now().UnixNano())
 	stem, err := keys.NewStem(prefix)
 	require.NoError(t, err)
-	r := &rig{t: t, s: s, d: driverVia(t, addr, cfg), mem: make([]byte, int64(slots)*slotBytes), slot: slotBytes,
+	r := &rig{t: t, s: s, d: d, mem: make([]byte, int64(slots)*slotBytes), slot: slotBytes,
 		stem: stem, prefix: prefix, marks: map[int][]byte{}}
 	r.reg, err = r.d.Register(contract.SlotRegion{Base: spanBase(r.mem), SlotBytes: slotBytes, SlotCount: slots, Len: int64(len(r.mem)), Kind: contract.Host})
 	require.NoError(t, err)
