@@ -211,10 +211,11 @@ func Realpool() error {
 // --version answers, else it fails saying why. It builds every test
 // binary first (redisdrv, tools), then runs them one at a time, inside a
 // private network namespace when root and unshare allow it, else on
-// loopback, then a short soak over a server of its own. Failures are
-// shown, passes counted; a test that skips as if the tier were off, or
-// a binary that runs no test, fails it. KVSHARE_REDIS_TIMEOUT sets each
-// binary's -test.timeout (default 20m).
+// loopback, then a short soak over a server of its own and another over
+// a three-node cluster of its own (redis-cli beside the binary), each
+// timed. Failures are shown, passes counted; a test that skips as if the
+// tier were off, or a binary that runs no test, fails it.
+// KVSHARE_REDIS_TIMEOUT sets each binary's -test.timeout (default 20m).
 func Redis() error {
 	return tier.Redis(".", repo, os.Getenv, os.Stdout)
 }

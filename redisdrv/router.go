@@ -5,16 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/redis/rueidis"
 
-	"github.com/kvshare/kvshare/redisdrv/internal/keyslot"
+	"github.com/kvshare/kvshare/redisdrv/slotmap"
 	"github.com/kvshare/kvshare/scheduler"
 )
 
@@ -48,7 +46,7 @@ type router struct {
 	opt     rueidis.ClientOption // a cluster node's client, InitAddress aside
 	seeds   []string
 
-	table     atomic.Pointer[slotTable]
+	table     atomic.Pointer[slotmap.Map]
 	refreshMu sync.Mutex // one reading of the slot map at a time
 
 	mu          sync.Mutex
@@ -58,14 +56,6 @@ type router struct {
 	refreshes   int64
 	closed      bool
 }
-
-// slotTable is one reading of a cluster's slot map; it never changes.
-type slotTable struct {
-	addrs []string              // the nodes serving slots, "host:port"
-	owner [keyslot.Count]uint16 // index into addrs, noOwner for a slot none serves
-}
-
-const noOwner = ^uint16(0)
 
 // singleRouter routes every key to one server's client.
 func singleRouter(client rueidis.Client, log *slog.Logger) *router {
@@ -114,11 +104,11 @@ func (r *router) split(keys []string, rows []int) []*nodeRows {
 	}
 	r.refreshIfStale()
 	t := r.table.Load()
-	var byNode []*nodeRows // indexed by the slot table's node index
+	var byNode []*nodeRows // indexed by the slot map's node index
 	var lost *nodeRows
 	for _, j := range rows {
-		n := t.owner[keyslot.Of(keys[j])]
-		if n == noOwner {
+		n := t.Node(keys[j])
+		if n < 0 {
 			if lost == nil {
 				lost = &nodeRows{err: errNoOwner}
 			}
@@ -126,10 +116,10 @@ func (r *router) split(keys []string, rows []int) []*nodeRows {
 			continue
 		}
 		if byNode == nil {
-			byNode = make([]*nodeRows, len(t.addrs))
+			byNode = make([]*nodeRows, len(t.Addrs))
 		}
 		if byNode[n] == nil {
-			byNode[n] = &nodeRows{addr: t.addrs[n]}
+			byNode[n] = &nodeRows{addr: t.Addrs[n]}
 		}
 		byNode[n].rows = append(byNode[n].rows, j)
 	}
@@ -192,14 +182,7 @@ func (r *router) client(addr string) (rueidis.Client, error) {
 	case closed:
 		return nil, fmt.Errorf("redisdrv: %s: the driver is closed", addr)
 	}
-	opt := r.opt
-	opt.InitAddress = []string{addr}
-	opt.ForceSingleClient = true
-	if opt.TLSConfig != nil && opt.TLSConfig.ServerName == "" {
-		opt.TLSConfig = opt.TLSConfig.Clone() // each node verified under its own host
-		opt.TLSConfig.ServerName, _, _ = net.SplitHostPort(addr)
-	}
-	c, err := rueidis.NewClient(opt)
+	c, err := rueidis.NewClient(slotmap.NodeOption(r.opt, addr))
 	if err != nil {
 		r.markStale()
 		return nil, fmt.Errorf("redisdrv: connecting to cluster node %s: %w", addr, err)
@@ -245,7 +228,7 @@ func (r *router) refreshIfStale() {
 // refresh reads the slot map again from the nodes of the current map,
 // then the seeds, the first that answers, unless another reading
 // replaced seen (the map the caller saw) meanwhile.
-func (r *router) refresh(ctx context.Context, seen *slotTable) error {
+func (r *router) refresh(ctx context.Context, seen *slotmap.Map) error {
 	r.refreshMu.Lock()
 	defer r.refreshMu.Unlock()
 	if cur := r.table.Load(); cur != seen {
@@ -253,7 +236,7 @@ func (r *router) refresh(ctx context.Context, seen *slotTable) error {
 	}
 	var asked []string
 	if seen != nil {
-		asked = slices.Clone(seen.addrs)
+		asked = slices.Clone(seen.Addrs)
 	}
 	for _, s := range r.seeds {
 		if !slices.Contains(asked, s) {
@@ -275,8 +258,8 @@ func (r *router) refresh(ctx context.Context, seen *slotTable) error {
 		r.stale, r.lastRefresh = false, time.Now()
 		r.refreshes++
 		r.mu.Unlock()
-		if seen == nil || !slices.Equal(seen.addrs, t.addrs) {
-			r.log.Info("redisdrv: cluster slot map read", "from", addr, "nodes", t.addrs)
+		if seen == nil || !slices.Equal(seen.Addrs, t.Addrs) {
+			r.log.Info("redisdrv: cluster slot map read", "from", addr, "nodes", t.Addrs)
 		}
 		return nil
 	}
@@ -287,97 +270,24 @@ func (r *router) refresh(ctx context.Context, seen *slotTable) error {
 }
 
 // readSlots asks the node at addr for the slot map.
-func (r *router) readSlots(ctx context.Context, addr string) (*slotTable, error) {
+func (r *router) readSlots(ctx context.Context, addr string) (*slotmap.Map, error) {
 	c, err := r.client(addr)
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, slotsTimeout)
 	defer cancel()
-	var ranges []rueidis.RedisMessage
-	if p := scheduler.Call(func() {
-		ranges, err = c.Do(ctx, c.B().ClusterSlots().Build()).ToArray()
-	}); p != nil {
+	var m slotmap.Map
+	if p := scheduler.Call(func() { m, err = slotmap.Read(ctx, c, addr) }); p != nil {
 		return nil, fmt.Errorf("the client panicked: %v", p)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return parseSlots(ranges, addr)
-}
-
-// slotRange is one entry of a CLUSTER SLOTS answer: slots [lo, hi]
-// served by the node at host:port (an empty host: the node asked).
-type slotRange struct {
-	lo, hi int64
-	host   string
-	port   int64
-}
-
-// parseSlots reads a CLUSTER SLOTS answer, one entry a range: [start,
-// end, [host, port, id, …], replicas…].
-func parseSlots(ranges []rueidis.RedisMessage, asked string) (*slotTable, error) {
-	entries := make([]slotRange, 0, len(ranges))
-	for i, rg := range ranges {
-		f, err := rg.ToArray()
-		if err != nil || len(f) < 3 {
-			return nil, fmt.Errorf("CLUSTER SLOTS entry %d is not [start, end, node, …]", i)
-		}
-		var e slotRange
-		var errs [4]error
-		e.lo, errs[0] = f[0].AsInt64()
-		e.hi, errs[1] = f[1].AsInt64()
-		n, err := f[2].ToArray()
-		if err != nil || len(n) < 2 {
-			return nil, fmt.Errorf("CLUSTER SLOTS entry %d: the node is not [host, port, …]", i)
-		}
-		e.host, errs[2] = n[0].ToString()
-		e.port, errs[3] = n[1].AsInt64()
-		if err := errors.Join(errs[:]...); err != nil {
-			return nil, fmt.Errorf("CLUSTER SLOTS entry %d: %w", i, err)
-		}
-		entries = append(entries, e)
-	}
-	return slotTableOf(entries, asked)
-}
-
-// slotTableOf builds a slot table from CLUSTER SLOTS entries; a node
-// given with an empty host ("" or "?") is the node asked, at asked's
-// host.
-func slotTableOf(entries []slotRange, asked string) (*slotTable, error) {
-	t := &slotTable{}
-	for i := range t.owner {
-		t.owner[i] = noOwner
-	}
-	for i, e := range entries {
-		if e.lo < 0 || e.hi < e.lo || e.hi >= keyslot.Count {
-			return nil, fmt.Errorf("CLUSTER SLOTS entry %d: bad slot range %d-%d", i, e.lo, e.hi)
-		}
-		if e.port < 1 || e.port > 65535 {
-			return nil, fmt.Errorf("CLUSTER SLOTS entry %d: port %d is not a TCP port", i, e.port)
-		}
-		host := e.host
-		if host == "" || host == "?" {
-			h, _, err := net.SplitHostPort(asked)
-			if err != nil {
-				return nil, fmt.Errorf("CLUSTER SLOTS entry %d: a node without a host, from %q: %w", i, asked, err)
-			}
-			host = h
-		}
-		addr := net.JoinHostPort(host, strconv.FormatInt(e.port, 10))
-		n := slices.Index(t.addrs, addr)
-		if n < 0 {
-			n = len(t.addrs)
-			t.addrs = append(t.addrs, addr)
-		}
-		for s := e.lo; s <= e.hi; s++ {
-			t.owner[s] = uint16(n)
-		}
-	}
-	if len(t.addrs) == 0 {
+	if len(m.Addrs) == 0 {
 		return nil, errors.New("CLUSTER SLOTS names no node: no slot is assigned")
 	}
-	return t, nil
+	return &m, nil
 }
 
 // nodes returns the addresses of the current slot map (nil for one
@@ -387,7 +297,7 @@ func (r *router) nodes() ([]string, int64) {
 	n := r.refreshes
 	r.mu.Unlock()
 	if t := r.table.Load(); t != nil {
-		return slices.Clone(t.addrs), n
+		return slices.Clone(t.Addrs), n
 	}
 	return nil, n
 }

@@ -3,10 +3,10 @@
 // uses them:
 //
 //   - roundtrip: the main job, a KV round trip through the embedded
-//     in-memory store, a Mooncake pool or a Redis server, every byte
-//     checked;
-//   - doctor: checks a store file and the pool or server it names, one
-//     line a check;
+//     in-memory store, a Mooncake pool, a Redis server or a Redis
+//     Cluster, every byte checked;
+//   - doctor: checks a store file and the pool, server or cluster it
+//     names, one line a check;
 //   - bench: kvshare against floors measured in the same run, with plots;
 //   - soak: random traffic for a while, every promise checked;
 //   - metrics: the --metrics endpoint of roundtrip and bench, module
@@ -16,8 +16,10 @@
 //   - storefile: which store a store file is for ([mooncake] or [redis]);
 //   - poolconfig and realpool: a loopback pool's store config, for the
 //     real-pool tests and the benchmark's own pool;
-//   - redisconfig: a loopback Redis server's store file, for
-//     --redis-server and the Redis tests.
+//   - redisconfig: a loopback Redis server's or Redis Cluster's store
+//     file, for --redis-server (and --redis-cluster) and the Redis tests;
+//   - slotmap: a Redis Cluster's slot map, for the doctor's coverage
+//     check and the benchmark's floor, which sends each key to its node.
 //
 // The module may import every other module of the workspace; no module
 // imports it, so only the command links its dependencies beyond the

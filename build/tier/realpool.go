@@ -50,7 +50,7 @@ func Realpool(root string, list modules.List, getenv func(string) string, w io.W
 		return fmt.Errorf("realpool: %s=%s cannot be used (see above): %w", EnvMooncakeDir, dir, err)
 	}
 	return storeTier{name: "realpool", off: "real-pool tier off", timeout: timeout, packages: RealpoolPackages,
-		soakFlag: []string{"--mooncake-dir", dir}, store: "a loopback pool"}.run(root, list, w)
+		soaks: []storeSoak{{flags: []string{"--mooncake-dir", dir}, store: "a loopback pool"}}}.run(root, list, w)
 }
 
 // toolchainFirst is this environment with the Go toolchain first on

@@ -35,7 +35,7 @@ const versionTimeout = 30 * time.Second
 // is checked as redistest.Check does (an absolute path to an executable
 // file whose --version names Redis 7 or newer; the version printed),
 // every test binary runs, then a short soak over a server started from
-// it.
+// it and another over a three-node cluster started from it.
 func Redis(root string, list modules.List, getenv func(string) string, w io.Writer) error {
 	binary := getenv(EnvRedisServer)
 	if binary == "" {
@@ -53,7 +53,18 @@ func Redis(root string, list modules.List, getenv func(string) string, w io.Writ
 	if timeout == "" {
 		timeout = "20m"
 	}
+	return redisTier(binary, timeout).run(root, list, w)
+}
+
+// redisTier is the Redis tier over binary: every test binary of
+// RedisPackages with KVSHARE_REDIS_SERVER set, then a short soak over a
+// loopback server started from binary, then one over a loopback
+// three-node cluster (--redis-cluster).
+func redisTier(binary, timeout string) storeTier {
 	return storeTier{name: "redis", off: redisOff, timeout: timeout, packages: RedisPackages,
-		env: []string{EnvRedisServer + "=" + binary}, soakFlag: []string{"--redis-server", binary},
-		store: "a loopback redis-server"}.run(root, list, w)
+		env: []string{EnvRedisServer + "=" + binary},
+		soaks: []storeSoak{
+			{flags: []string{"--redis-server", binary}, store: "a loopback redis-server"},
+			{flags: []string{"--redis-server", binary, "--redis-cluster"}, store: "a loopback three-node Redis Cluster"},
+		}}
 }

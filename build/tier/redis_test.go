@@ -63,3 +63,32 @@ func TestRedisOffMarkerIsRedistests(t *testing.T) {
 	assert.True(t, strings.HasPrefix(redistest.TierOff, redisOff))
 	assert.Equal(t, redistest.EnvServer, EnvRedisServer)
 }
+
+// After the tests, the tier soaks one server, then a cluster, each over
+// a store of its own started by the soak's flags, in the private network
+// when there is one.
+func TestRedisTierSoaksAServerThenACluster(t *testing.T) {
+	s := redisTier("/usr/bin/redis-server", "20m")
+	assert.Equal(t, []string{EnvRedisServer + "=/usr/bin/redis-server"}, s.env)
+	require.Len(t, s.soaks, 2)
+	assert.Equal(t, []string{"/tmp/kvshare", "soak", "-short", "--redis-server", "/usr/bin/redis-server"}, s.soaks[0].args(nil, "/tmp/kvshare"))
+	assert.Equal(t, "a loopback redis-server", s.soaks[0].store)
+	assert.Equal(t, []string{"unshare", "-n", "/tmp/kvshare", "soak", "-short", "--redis-server", "/usr/bin/redis-server", "--redis-cluster"},
+		s.soaks[1].args([]string{"unshare", "-n"}, "/tmp/kvshare"))
+	assert.Equal(t, "a loopback three-node Redis Cluster", s.soaks[1].store)
+}
+
+// A soak that fails says so on its own line, with its time, and names
+// its store; one that passes says how long it took.
+func TestStoreTierSoakLines(t *testing.T) {
+	s := storeTier{name: "redis"}
+	var w strings.Builder
+	require.NoError(t, s.soak(storeSoak{store: "a loopback redis-server"}, []string{"true"}, "kvshare", nil, &w))
+	assert.Regexp(t, `^redis: kvshare soak -short over a loopback redis-server\nredis: kvshare soak over a loopback redis-server passed in \S+\n$`, w.String())
+
+	w.Reset()
+	err := s.soak(storeSoak{store: "a loopback three-node Redis Cluster"}, []string{"false"}, "kvshare", nil, &w)
+	require.EqualError(t, err, "kvshare soak over a loopback three-node Redis Cluster")
+	assert.Contains(t, w.String(), "redis: FAIL kvshare soak over a loopback three-node Redis Cluster after ")
+	assert.Contains(t, w.String(), ": exit status 1\n")
+}

@@ -30,9 +30,10 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print the report as JSON (no table, no progress bar)")
 	plotPath := fs.String("plot", "", "draw the figures into this file (.svg or .png); several files, comma-separated")
-	store := fs.String("store", "", "store file (TOML) of a running Mooncake pool (measurement 5, and 6's real-pool case) or Redis server (measurement 7)")
+	store := fs.String("store", "", "store file (TOML) of a running Mooncake pool (measurement 5, and 6's real-pool case) or Redis server or Redis Cluster (measurement 7)")
 	mooncakeDir := fs.String("mooncake-dir", "", "Mooncake folder (bin/, lib/): start a loopback pool from it for measurement 5 (and another for 6's real-pool case)")
-	redisServer := fs.String("redis-server", "", "redis-server binary (a path, or a name in PATH): start a loopback Redis server from it for measurement 7")
+	redisServer := fs.String("redis-server", "", "redis-server binary (a path, or a name in PATH): start a loopback Redis server from it for measurement 7, and a three-node Redis Cluster beside it (redis-cli beside the binary)")
+	redisCluster := fs.Bool("redis-cluster", false, "with --redis-server: start a loopback three-node Redis Cluster instead, and measure 7 over it alone")
 	short := fs.Bool("short", false, "quick settings: fewer repetitions and samples (the mage bench target)")
 	reps := fs.Int("reps", 0, fmt.Sprintf("repetitions of every measurement (0: %d, or %d with --short)", bench.Defaults().Reps, bench.Short().Reps))
 	only := fs.String("only", "", "comma-separated measurements to run (1 settle, 2 engine loop, 3 row cpu, 4 bandwidth, 5 real pool, 6 lookup, 7 redis); empty: all")
@@ -57,6 +58,11 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if *reps != 0 {
 		o.Reps = *reps
 	}
+	if line := clusterRefused(*redisCluster, *redisServer, *store); line != "" {
+		fmt.Fprintln(stderr, "kvshare bench:", line)
+		return 2
+	}
+	o.Redis.Cluster = *redisCluster
 	if err := benchStores(&o, *store, *mooncakeDir, *redisServer); err != nil {
 		fmt.Fprintln(stderr, "kvshare bench:", err)
 		return 2
@@ -168,9 +174,11 @@ func writeAllocs(path string) error {
 
 // benchStores points o at the stores the flags name: --store at
 // measurement 5's pool (and 6's real-pool case) when it is a [mooncake]
-// file, at measurement 7's server when it is a [redis] file;
-// --mooncake-dir at 5's, --redis-server at 7's. Two ways to name the same
-// store are refused (o.Validate refuses --store with --mooncake-dir).
+// file, at measurement 7's server or cluster when it is a [redis] file;
+// --mooncake-dir at 5's, --redis-server at 7's (with --redis-cluster, set
+// in o.Redis.Cluster before, a cluster started from it). Two ways to
+// name the same store are refused (o.Validate refuses --store with
+// --mooncake-dir).
 func benchStores(o *bench.Options, store, mooncakeDir, redisServer string) error {
 	o.Pool.MooncakeDir, o.Redis.Server = mooncakeDir, redisServer
 	if store == "" {

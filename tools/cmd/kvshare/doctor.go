@@ -29,7 +29,7 @@ func doctorCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "kvshare doctor: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	if line := stores.twice(); line != "" {
+	if line := stores.refused(); line != "" {
 		fmt.Fprintln(stderr, "kvshare doctor:", line)
 		return 2
 	}

@@ -1,7 +1,7 @@
 // Command kvshare runs kvshare's jobs from a shell.
 //
 //	kvshare roundtrip [flags]          publish KV blocks from one lender, fetch them into another
-//	kvshare doctor --store store.toml  check a store file and the Mooncake pool or Redis server it names
+//	kvshare doctor --store store.toml  check a store file and the Mooncake pool, Redis server or Redis Cluster it names
 //	kvshare bench [flags]              the benchmark: kvshare against floors measured in the same run
 //	kvshare soak [flags]               random traffic for a while, every promise checked
 //
@@ -53,8 +53,8 @@ func usage(w io.Writer) {
 commands:
   roundtrip   publish KV blocks from one lender through a store, fetch them
               into another lender, check every byte
-  doctor      check a store file and the Mooncake pool or Redis server it
-              names, one line per check
+  doctor      check a store file and the Mooncake pool, Redis server or
+              Redis Cluster it names, one line per check
   bench       measure kvshare against floors measured in the same run: settle
               latency, an engine loop beside the traffic, CPU a row, bandwidth,
               a real pool (5), lookup (6) and a Redis server (7); --plot out.svg
@@ -68,7 +68,11 @@ the store (roundtrip, bench, soak; doctor takes --store or --redis-server):
                              ([redis]) the store file names
   --mooncake-dir DIR         start a loopback Mooncake pool from DIR (bin/, lib/)
   --redis-server PATH        start a loopback Redis server from that redis-server
-                             binary (a path, or a name in PATH)
+                             binary (a path, or a name in PATH); bench starts a
+                             three-node Redis Cluster beside it too
+  --redis-server PATH --redis-cluster
+                             start a loopback three-node Redis Cluster instead
+                             (redis-cli beside the binary)
 Give one of them (bench takes a pool and a Redis server together).
 
 Run 'kvshare <command> -h' for a command's flags.`)

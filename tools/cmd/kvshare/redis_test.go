@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -84,6 +85,24 @@ func TestStoreFlagsNamedTwice(t *testing.T) {
 	}
 }
 
+func TestRedisClusterFlagWantsAServerToStartFrom(t *testing.T) {
+	for _, c := range []struct {
+		flags storeFlags
+		want  string
+	}{
+		{storeFlags{redisServer: "r", redisCluster: true}, ""},
+		{storeFlags{redisCluster: true}, "--redis-cluster starts a loopback cluster from a redis-server binary: give --redis-server BINARY with it"},
+		{storeFlags{store: "a", redisCluster: true}, "--redis-cluster starts a loopback cluster from --redis-server BINARY, not given here; a store file names a cluster itself ([redis] cluster = true)"},
+		{storeFlags{mooncakeDir: "m", redisCluster: true}, "--redis-cluster starts a loopback cluster"},
+		{storeFlags{store: "a", redisServer: "r", redisCluster: true}, "--store and --redis-server are two ways to name a store: give one"},
+	} {
+		assert.Contains(t, c.flags.refused(), c.want, "%+v", c.flags)
+		if c.want == "" {
+			assert.Empty(t, c.flags.refused(), "%+v", c.flags)
+		}
+	}
+}
+
 func TestRedisUsageErrors(t *testing.T) {
 	redis := redisFile(t, "127.0.0.1:1")
 	for _, c := range []struct {
@@ -100,6 +119,12 @@ func TestRedisUsageErrors(t *testing.T) {
 		{[]string{"soak", "--store", writeStore(t, "[blob]\n")}, "holds neither [mooncake]"},
 		{[]string{"doctor", "--store", redis, "--redis-server", "/r"}, "--store and --redis-server are two ways to name a store: give one"},
 		{[]string{"doctor", "--mooncake-dir", "/m"}, "flag provided but not defined: -mooncake-dir"},
+		{[]string{"doctor", "--redis-cluster"}, "give --redis-server BINARY with it"},
+		{[]string{"doctor", "--store", redis, "--redis-cluster"}, "a store file names a cluster itself ([redis] cluster = true)"},
+		{[]string{"roundtrip", "--redis-cluster"}, "give --redis-server BINARY with it"},
+		{[]string{"soak", "--store", redis, "--redis-cluster"}, "a store file names a cluster itself"},
+		{[]string{"bench", "--redis-cluster"}, "give --redis-server BINARY with it"},
+		{[]string{"bench", "--store", redis, "--redis-cluster"}, "a store file names a cluster itself"},
 	} {
 		var out, errs bytes.Buffer
 		assert.Equal(t, 2, run(c.args, &out, &errs), "%v", c.args)
@@ -111,10 +136,13 @@ func TestRedisUsageErrors(t *testing.T) {
 // A redis-server that is not there is named, and nothing ran.
 func TestRedisServerNotThere(t *testing.T) {
 	for _, cmd := range []string{"roundtrip", "soak", "doctor"} {
-		var out, errs bytes.Buffer
-		assert.Equal(t, 1, run([]string{cmd, "--redis-server", "/nonexistent/redis-server"}, &out, &errs), cmd)
-		assert.Contains(t, errs.String(), "/nonexistent/redis-server", cmd)
-		assert.Empty(t, out.String(), cmd)
+		for _, cluster := range [][]string{nil, {"--redis-cluster"}} {
+			var out, errs bytes.Buffer
+			args := append([]string{cmd, "--redis-server", "/nonexistent/redis-server"}, cluster...)
+			assert.Equal(t, 1, run(args, &out, &errs), "%v", args)
+			assert.Contains(t, errs.String(), "/nonexistent/redis-server", "%v", args)
+			assert.Empty(t, out.String(), "%v", args)
+		}
 	}
 }
 
@@ -183,6 +211,8 @@ func TestRedisServerCommands(t *testing.T) {
 	}
 	assert.Contains(t, s, "Goals: ")
 	assert.Contains(t, s, "4 MiB rows over Redis: get MB/s / the same commands pipelined")
+	assert.Contains(t, s, "\n   Cluster beside: kvshare over a loopback Redis Cluster of 3 nodes")
+	assert.Contains(t, s, "put cluster/one node")
 }
 
 // The commands over a server a store file names.
@@ -202,10 +232,54 @@ func TestRedisStoreFileCommands(t *testing.T) {
 	assert.Contains(t, out.String(), "doctor: every check passed for "+path)
 }
 
+// The doctor and the soak over a loopback cluster they start.
+func TestRedisClusterCommands(t *testing.T) {
+	binary := redistest.Require(t)
+
+	var out, errs bytes.Buffer
+	code := run([]string{"doctor", "--redis-server", binary, "--redis-cluster"}, &out, &errs)
+	t.Logf("kvshare doctor --redis-server %s --redis-cluster\n%s", binary, out.String())
+	assert.Equal(t, 0, code, "stderr: %s", errs.String())
+	assert.Regexp(t, `^kvshare doctor: \S+/cluster\.toml \(a loopback Redis Cluster of 3 nodes, redis-server \d+\.\d+\.\d+ started from `+binary+`\)\n`, out.String())
+	assert.Contains(t, out.String(), "\nnodes          ok    all 3 nodes answered")
+	assert.Contains(t, out.String(), "doctor: every check passed for ")
+
+	out.Reset()
+	errs.Reset()
+	code = run([]string{"soak", "--redis-server", binary, "--redis-cluster", "-duration", "2s", "-lenders", "2"}, &out, &errs)
+	assert.Equal(t, 0, code, "stderr: %s", errs.String())
+	assert.Regexp(t, `2 lenders over the Redis Cluster of \S+/cluster\.toml \(seeds 127\.0\.0\.1:\d+, 127\.0\.0\.1:\d+, 127\.0\.0\.1:\d+\) \(a loopback Redis Cluster of 3 nodes`, out.String())
+	assert.Contains(t, out.String(), "byte for byte")
+	assert.Contains(t, out.String(), "2 regions freed")
+}
+
+// The commands over a cluster a store file names.
+func TestRedisClusterStoreFileCommands(t *testing.T) {
+	path, c := redisconfig.ClusterForTest(t, redistest.ClusterOptions{})
+	var out, errs bytes.Buffer
+	code := run([]string{"roundtrip", "--store", path, "-rows", "96", "-row-kib", "16"}, &out, &errs)
+	assert.Equal(t, 0, code, "stderr: %s", errs.String())
+	assert.Contains(t, out.String(), "96 blocks of 16 KiB through the Redis Cluster of "+path+" (seeds "+strings.Join(c.Addrs(), ", ")+")")
+	assert.Contains(t, out.String(), "check    96/96 rows byte-identical")
+
+	out.Reset()
+	errs.Reset()
+	code = run([]string{"soak", "--store", path, "-duration", "2s", "-lenders", "2"}, &out, &errs)
+	assert.Equal(t, 0, code, "stderr: %s", errs.String())
+	assert.Contains(t, out.String(), "2 lenders over the Redis Cluster of "+path)
+	assert.Contains(t, out.String(), "2 regions freed")
+
+	out.Reset()
+	errs.Reset()
+	code = run([]string{"doctor", "--store", path}, &out, &errs)
+	assert.Equal(t, 0, code, "stderr: %s\n%s", errs.String(), out.String())
+	assert.Contains(t, out.String(), "doctor: every check passed for "+path)
+}
+
 func TestUsageListsTheStoreFlags(t *testing.T) {
 	var out, errs bytes.Buffer
 	assert.Equal(t, 0, run([]string{"help"}, &out, &errs))
-	for _, want := range []string{"--store store.toml", "--mooncake-dir DIR", "--redis-server PATH", "a Redis server (7)"} {
+	for _, want := range []string{"--store store.toml", "--mooncake-dir DIR", "--redis-server PATH", "--redis-cluster", "a Redis server (7)"} {
 		assert.Contains(t, out.String(), want)
 	}
 	for _, cmd := range []string{"roundtrip", "doctor", "bench", "soak"} {
@@ -213,5 +287,6 @@ func TestUsageListsTheStoreFlags(t *testing.T) {
 		errs.Reset()
 		assert.Equal(t, 0, run([]string{cmd, "-h"}, &out, &errs), cmd)
 		assert.Contains(t, errs.String(), "-redis-server", cmd)
+		assert.Contains(t, errs.String(), "-redis-cluster", cmd)
 	}
 }

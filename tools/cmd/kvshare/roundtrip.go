@@ -44,7 +44,7 @@ func roundtripCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return 2
 	}
 	cfg.RowBytes = *rowKiB << 10
-	if line := stores.twice(); line != "" {
+	if line := stores.refused(); line != "" {
 		fmt.Fprintln(stderr, "kvshare roundtrip:", line)
 		return 2
 	}

@@ -38,7 +38,7 @@ func soakCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		cfg.Duration = soak.Short().Duration
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	if line := stores.twice(); line != "" {
+	if line := stores.refused(); line != "" {
 		fmt.Fprintln(stderr, "kvshare soak:", line)
 		return 2
 	}

@@ -17,22 +17,50 @@ import (
 
 // storeFlags are the flags that name the store a command runs through:
 // a store file of a running store, a Mooncake folder to start a loopback
-// pool from, or a redis-server binary to start a loopback server from.
+// pool from, or a redis-server binary to start a loopback server (or,
+// with --redis-cluster, a three-node cluster) from.
 type storeFlags struct {
 	store, mooncakeDir, redisServer string
+	redisCluster                    bool
 }
 
 // addStoreFlags registers --store, --mooncake-dir (unless mooncake is
-// false) and --redis-server on fs; what says what the command does with
-// the store ("run through", "soak").
+// false), --redis-server and --redis-cluster on fs; what says what the
+// command does with the store ("run through", "soak").
 func addStoreFlags(fs *flag.FlagSet, what string, mooncake bool) *storeFlags {
 	s := &storeFlags{}
-	fs.StringVar(&s.store, "store", "", "store file (TOML, [blob] and [mooncake] or [redis]): "+what+" the Mooncake pool or Redis server it names")
+	fs.StringVar(&s.store, "store", "", "store file (TOML, [blob] and [mooncake] or [redis]): "+what+" the Mooncake pool, Redis server or Redis Cluster it names")
 	if mooncake {
 		fs.StringVar(&s.mooncakeDir, "mooncake-dir", "", "Mooncake folder (bin/, lib/): start a loopback pool from it and "+what+" that")
 	}
 	fs.StringVar(&s.redisServer, "redis-server", "", "redis-server binary (a path, or a name in PATH): start a loopback Redis server from it and "+what+" that")
+	fs.BoolVar(&s.redisCluster, "redis-cluster", false, "with --redis-server: start a loopback three-node Redis Cluster instead (redis-cli beside the binary) and "+what+" that")
 	return s
+}
+
+// refused returns the line that says the flags do not go together, or
+// "" when they do: two ways to name one store (twice), or
+// --redis-cluster without --redis-server to start the cluster from.
+func (s *storeFlags) refused() string {
+	if line := s.twice(); line != "" {
+		return line
+	}
+	return clusterRefused(s.redisCluster, s.redisServer, s.store)
+}
+
+// clusterRefused returns the line that says --redis-cluster was given
+// without --redis-server, or with a store file (cluster says whether it
+// was given at all), or "".
+func clusterRefused(cluster bool, redisServer, store string) string {
+	switch {
+	case !cluster:
+		return ""
+	case store != "" && redisServer == "":
+		return "--redis-cluster starts a loopback cluster from --redis-server BINARY, not given here; a store file names a cluster itself ([redis] cluster = true)"
+	case redisServer == "":
+		return "--redis-cluster starts a loopback cluster from a redis-server binary: give --redis-server BINARY with it"
+	}
+	return ""
 }
 
 // twice returns the line that says two of the flags name the same store,
@@ -57,11 +85,14 @@ func (s *storeFlags) twice() string {
 
 // started is the store a command runs through, as open found or started
 // it: its store file, which kind it is, what to say of a store started
-// for the run, and stop, which stops that (nil for a store file given).
+// for the run, what it is ("pool", "Redis server", "Redis Cluster", for
+// a failure to stop it), and stop, which stops that (nil for a store
+// file given).
 type started struct {
 	path  string
 	kind  storefile.Kind
 	about string
+	what  string
 	stop  func() error
 }
 
@@ -70,20 +101,17 @@ func (s started) close(stderr io.Writer) {
 	if s.stop == nil {
 		return
 	}
-	what := "pool"
-	if s.kind == storefile.Redis {
-		what = "Redis server"
-	}
 	if err := s.stop(); err != nil {
-		fmt.Fprintf(stderr, "kvshare: stopping the %s: %v\n", what, err)
+		fmt.Fprintf(stderr, "kvshare: stopping the %s: %v\n", s.what, err)
 	}
 }
 
 // open reads the kind of the store file --store names, or starts the
 // loopback store --mooncake-dir or --redis-server asks for (redis shapes
-// a server started from --redis-server); the zero started means none was
-// named. A started store is stopped by close, which the caller defers,
-// so it is stopped after an error of the job or an interrupt too (its
+// a server started from --redis-server, or each node of the cluster
+// --redis-cluster asks for); the zero started means none was named. A
+// started store is stopped by close, which the caller defers, so it is
+// stopped after an error of the job or an interrupt too (its
 // processes are children that die with this one in any case). The exit
 // status of an error is 2 for a store file that names no store (bad
 // usage), 1 for a store that did not start.
@@ -100,13 +128,21 @@ func (s *storeFlags) open(ctx context.Context, redis redistest.Options, logger *
 		if err != nil {
 			return started{}, 1, err
 		}
-		return started{path: path, kind: storefile.Mooncake, stop: stop}, 0, nil
+		return started{path: path, kind: storefile.Mooncake, what: "pool", stop: stop}, 0, nil
+	case s.redisServer != "" && s.redisCluster:
+		o := redistest.ClusterOptions{MaxMemory: redis.MaxMemory, Policy: redis.Policy, Logger: redis.Logger}
+		path, c, stop, err := redisconfig.StartCluster(ctx, s.redisServer, o, logger)
+		if err != nil {
+			return started{}, 1, err
+		}
+		return started{path: path, kind: storefile.Redis, what: "Redis Cluster", stop: stop,
+			about: fmt.Sprintf("a loopback Redis Cluster of %d nodes, redis-server %s started from %s", len(c.Nodes()), c.Node(0).Version(), s.redisServer)}, 0, nil
 	case s.redisServer != "":
 		path, srv, stop, err := redisconfig.Start(ctx, s.redisServer, redis, logger)
 		if err != nil {
 			return started{}, 1, err
 		}
-		return started{path: path, kind: storefile.Redis, stop: stop,
+		return started{path: path, kind: storefile.Redis, what: "Redis server", stop: stop,
 			about: fmt.Sprintf("a loopback redis-server %s started from %s", srv.Version(), s.redisServer)}, 0, nil
 	}
 	return started{}, 0, nil

@@ -33,14 +33,20 @@
 //     memdrv, the Mooncake driver on the fake SDK and a pool when given
 //     one, against the same store calls made directly. Goal: at most
 //     1.10× the floor's time; over memdrv at most 100 ns a name.
-//  7. A Redis server, only when given one (--store with a [redis] file,
-//     or --redis-server to start one on loopback): publish then fetch of
+//  7. A Redis server or cluster, only when given one (--store with a
+//     [redis] file, or --redis-server to start one on loopback, with
+//     --redis-cluster a three-node cluster): publish then fetch of
 //     64 KiB to 4 MiB rows (about 64 MiB a direction, at least 16 rows)
 //     through a backend over the Redis driver, against the same commands
 //     pipelined by as many bare goroutines on a raw client built from the
 //     same client options (SET NX + STRLEN a row with the value straight
 //     from the slot; GET streamed into the slot), with single SET / GET
-//     calls as context. Goal: at least 0.90 each way (MB/s).
+//     calls as context; over a cluster each key on its node, the floor
+//     one pipeline a node a part, as the driver. Goal: at least 0.90
+//     each way (MB/s). With --redis-server a three-node cluster is
+//     started beside the server and kvshare measured over it in turn
+//     with one node: cluster / one node, the per-node grouping's cost,
+//     is reported, with no goal.
 //
 // Both sides of a comparison use the same store, objects and kind of
 // staging memory, and take turns going first. [Options.Validate] refuses

@@ -155,14 +155,20 @@ type lookupOptions struct {
 // Server.
 type redisOptions struct {
 	// StorePath is a store file ([blob] and [redis]) naming a running
-	// server.
+	// server or cluster.
 	StorePath string
 	// Server is a redis-server binary to start a loopback server from
 	// (package redistest of redisdrv), with MaxMemory bytes of maxmemory
-	// and the noeviction policy.
+	// and the noeviction policy; with Cluster, a loopback three-node
+	// Redis Cluster instead, each node so.
 	Server    string
+	Cluster   bool
 	MaxMemory int64
-	RowSizes  []int64
+	// Beside, with Server and not Cluster, also starts a three-node
+	// cluster from Server and measures kvshare over it in turn with the
+	// server's own rounds: the cluster's MB/s beside one node's.
+	Beside   bool
+	RowSizes []int64
 	// Bytes is about what one round moves each way: Bytes/row size rows,
 	// and at least MinRows.
 	Bytes   int64
@@ -170,6 +176,9 @@ type redisOptions struct {
 	// ViewRows is the rows of one submitted view.
 	ViewRows int
 }
+
+// besides reports whether a cluster is measured beside the server.
+func (r redisOptions) besides() bool { return r.Server != "" && !r.Cluster && r.Beside }
 
 // rows is the rows of one round at rowBytes a row.
 func (r redisOptions) rows(rowBytes int64) int { return max(r.MinRows, int(r.Bytes/rowBytes)) }
@@ -199,7 +208,7 @@ func Defaults() Options {
 		Bandwidth: bandwidthOptions{RowSizes: rowSizes, Bytes: 128 << 20, Workers: 2, ViewRows: 64},
 		Pool:      poolOptions{RowSizes: rowSizes, Bytes: 128 << 20, Segment: 1 << 30, ViewRows: 64},
 		Lookup:    lookupOptions{Sizes: []int{1, 256, 4096}, Block: 50 * time.Millisecond, ObjectBytes: 4 << 10},
-		Redis:     redisOptions{MaxMemory: 2 << 30, RowSizes: rowSizes, Bytes: 64 << 20, MinRows: 16, ViewRows: 64},
+		Redis:     redisOptions{MaxMemory: 2 << 30, Beside: true, RowSizes: rowSizes, Bytes: 64 << 20, MinRows: 16, ViewRows: 64},
 	}
 }
 
@@ -278,6 +287,7 @@ func (o Options) Validate() error {
 	}
 	d := o.Redis
 	check(d.StorePath == "" || d.Server == "", "give a Redis store file or a redis-server binary, not both")
+	check(!d.Cluster || d.Server != "", "redis: a cluster is started from a redis-server binary: give one with it")
 	check(len(d.RowSizes) > 0 && d.ViewRows > 0 && d.MinRows > 0 && d.MaxMemory >= 0 && d.Bytes > 0, "redis settings out of range: %+v", d)
 	for _, rs := range d.RowSizes {
 		check(rs > 0 && rs <= maxRedisRow, "redis: row size %d must be > 0 and at most %d (a Redis value's limit, 512 MiB)", rs, int64(maxRedisRow))

@@ -37,10 +37,11 @@ func TestValidateNamesWhatIsWrong(t *testing.T) {
 		"lookup: 6 names":        func(o *Options) { o.Lookup.Sizes = []int{1, 6} },
 		"lookup: 0 names":        func(o *Options) { o.Lookup.Sizes = []int{0} },
 		"lookup: 131072 names":   func(o *Options) { o.Lookup.Sizes = []int{1 << 17} },
-		"Redis store file or a redis-server binary, not both": func(o *Options) { o.Redis.StorePath, o.Redis.Server = "r.toml", "/usr/bin/redis-server" },
-		"redis settings out of range":                         func(o *Options) { o.Redis.MinRows = 0 },
-		"redis: row size 1073741824":                          func(o *Options) { o.Redis.RowSizes = []int64{1 << 30} },
-		"redis: row size 0":                                   func(o *Options) { o.Redis.RowSizes = []int64{0} },
+		"Redis store file or a redis-server binary, not both":    func(o *Options) { o.Redis.StorePath, o.Redis.Server = "r.toml", "/usr/bin/redis-server" },
+		"redis settings out of range":                            func(o *Options) { o.Redis.MinRows = 0 },
+		"redis: row size 1073741824":                             func(o *Options) { o.Redis.RowSizes = []int64{1 << 30} },
+		"redis: row size 0":                                      func(o *Options) { o.Redis.RowSizes = []int64{0} },
+		"redis: a cluster is started from a redis-server binary": func(o *Options) { o.Redis.Cluster = true },
 	} {
 		o := Defaults()
 		edit(&o)
@@ -67,4 +68,9 @@ func TestRuns(t *testing.T) {
 	assert.False(t, o.redisGiven(), "a Mooncake pool is no Redis server")
 	o.Redis.Server = "/usr/bin/redis-server"
 	assert.True(t, o.redisGiven())
+	assert.True(t, o.Redis.besides(), "a cluster beside a server started for the run")
+	o.Redis.Cluster = true
+	assert.False(t, o.Redis.besides(), "the cluster alone")
+	o.Redis.Cluster, o.Redis.Server, o.Redis.StorePath = false, "", "redis.toml"
+	assert.False(t, o.Redis.besides(), "nothing beside a store file")
 }

@@ -11,26 +11,65 @@ import (
 )
 
 // redisReport is measurement 7: kvshare over the Redis driver against a
-// raw pipelined loop of the same commands on the same server (the floor),
-// with a plain loop of single commands as context, in MB/s each way,
-// counting only rows that came back Ready.
+// raw pipelined loop of the same commands on the same server or cluster
+// (the floor), with a plain loop of single commands as context, in MB/s
+// each way, counting only rows that came back Ready.
 type redisReport struct {
 	// Skipped says why the measurement did not run (no server given).
-	Skipped       string      `json:"skipped,omitempty"`
-	Server        string      `json:"server,omitempty"`
-	KeyPrefix     string      `json:"key_prefix,omitempty"`
+	Skipped   string `json:"skipped,omitempty"`
+	Server    string `json:"server,omitempty"`
+	KeyPrefix string `json:"key_prefix,omitempty"`
+	// Nodes are a cluster's nodes, as its slot map names them (none for
+	// one server).
+	Nodes         []string    `json:"nodes,omitempty"`
 	BytesPerRound int64       `json:"bytes_per_round,omitempty"`
 	Workers       int         `json:"workers,omitempty"`
 	RowsPerCall   int         `json:"rows_per_call,omitempty"`
 	BytesPerCall  int64       `json:"bytes_per_call,omitempty"`
 	ViewRows      int         `json:"view_rows,omitempty"`
 	Cases         []redisCase `json:"cases,omitempty"`
+	// Cluster is kvshare over a three-node cluster started beside a
+	// server started for the run (redisOptions.Beside).
+	Cluster *redisBeside `json:"cluster,omitempty"`
+}
+
+// redisBeside is kvshare over a cluster measured beside one node: the
+// same rows, rounds and settings, each repetition's cluster round in
+// turn with the one node's kvshare round.
+type redisBeside struct {
+	// Skipped says why no cluster was measured (no redis-cli beside the
+	// binary).
+	Skipped   string            `json:"skipped,omitempty"`
+	Server    string            `json:"server,omitempty"`
+	KeyPrefix string            `json:"key_prefix,omitempty"`
+	Nodes     []string          `json:"nodes,omitempty"`
+	Cases     []redisBesideCase `json:"cases,omitempty"`
+}
+
+// redisBesideCase is one row size over the cluster: kvshare's MB/s, and
+// the ratio to the same repetition's kvshare MB/s over one node (the
+// per-node grouping's cost). NotReady counts the rows, over every
+// repetition, that did not come back Ready; Parts and PartsSplit the
+// driver's parts over the case's rounds, and those whose rows lay on more
+// than one node.
+type redisBesideCase struct {
+	RowBytes   int64  `json:"row_bytes"`
+	Rows       int    `json:"rows"`
+	PutMBs     spread `json:"put_mbs"`
+	GetMBs     spread `json:"get_mbs"`
+	PutRatio   spread `json:"put_ratio"`
+	GetRatio   spread `json:"get_ratio"`
+	NotReady   int    `json:"not_ready"`
+	Parts      int64  `json:"parts"`
+	PartsSplit int64  `json:"parts_split"`
 }
 
 // redisCase is one row size. Rates are 10⁶ bytes of Ready rows per
 // second, one figure per repetition; ratios kvshare's over the floor's.
 // NotReady counts the rows, over every repetition, that did not come
-// back Ready (those are not counted as moved).
+// back Ready (those are not counted as moved). Over a cluster, Parts and
+// PartsSplit count kvshare's parts over the case's rounds, and those
+// whose rows lay on more than one node.
 type redisCase struct {
 	RowBytes        int64  `json:"row_bytes"`
 	Rows            int    `json:"rows"`
@@ -45,6 +84,8 @@ type redisCase struct {
 	KvshareNotReady int    `json:"kvshare_not_ready"`
 	FloorNotReady   int    `json:"floor_not_ready"`
 	PlainNotReady   int    `json:"plain_not_ready"`
+	Parts           int64  `json:"parts,omitempty"`
+	PartsSplit      int64  `json:"parts_split,omitempty"`
 }
 
 // mbs is bytes over d, in 10⁶ bytes per second.
@@ -55,59 +96,96 @@ func mbs(bytes int64, d time.Duration) float64 {
 	return float64(bytes) / d.Seconds() / 1e6
 }
 
-// measureRedis runs measurement 7 against target (which it closes): per
-// row size one unmeasured round of kvshare and of the floor (the
-// server's memory and every connection warmed), then per repetition one
-// round of kvshare and one of the floor (which goes first changes every
-// repetition), then one of the plain loop, each after a collection and
-// under fresh keys of its own prefix, deleted after the round.
-func measureRedis(ctx context.Context, o Options, target *redisTarget, step func(string)) (*redisReport, error) {
+// measureRedis runs measurement 7 against target (which it closes), and
+// kvshare over beside as well when given (which it closes too; skipped
+// says why there is none, when there is none to measure): per row size
+// one unmeasured round of kvshare, of the floor and of kvshare over
+// beside (the servers' memory and every connection warmed), then per
+// repetition one round of kvshare and one of the floor (which goes first
+// changes every repetition), the one over beside next to kvshare's
+// (which of the two goes first changes too), then one of the plain loop,
+// each after a collection and under fresh keys of its own prefix,
+// deleted after the round.
+func measureRedis(ctx context.Context, o Options, target, beside *redisTarget, skipped string, step func(string)) (*redisReport, error) {
 	r, err := newRedisRig(ctx, o, target)
 	if err != nil {
+		if beside != nil {
+			err = errors.Join(err, beside.close())
+		}
 		return nil, err
 	}
 	rep := &redisReport{
 		Server: target.describe, KeyPrefix: r.prefix, BytesPerRound: o.Redis.Bytes, Workers: r.drv.Workers,
 		RowsPerCall: r.caps.RowsPerCall, BytesPerCall: r.caps.BytesPerCall, ViewRows: o.Redis.ViewRows,
 	}
+	if r.raw.cluster() {
+		rep.Nodes = r.raw.addrs
+	}
+	if skipped != "" {
+		rep.Cluster = &redisBeside{Skipped: skipped}
+	}
+	if beside != nil {
+		if r.beside, err = newRedisRig(ctx, o, beside); err != nil {
+			return nil, errors.Join(err, r.close())
+		}
+		rep.Cluster = &redisBeside{Server: beside.describe, KeyPrefix: r.beside.prefix, Nodes: r.beside.raw.addrs}
+	}
 	for ri, rs := range o.Redis.RowSizes {
-		c, err := r.rowSize(ctx, ri, rs, step)
+		c, bc, err := r.rowSize(ctx, ri, rs, step)
 		if err != nil {
 			return nil, errors.Join(err, r.close())
 		}
 		rep.Cases = append(rep.Cases, c)
+		if r.beside != nil {
+			rep.Cluster.Cases = append(rep.Cluster.Cases, bc)
+		}
 	}
 	return rep, r.close()
 }
 
-// rowSize measures one row size (region ri of the binding).
-func (r *redisRig) rowSize(ctx context.Context, ri int, rowBytes int64, step func(string)) (redisCase, error) {
+// rowSize measures one row size (region ri of the binding), over the
+// cluster beside too when there is one.
+func (r *redisRig) rowSize(ctx context.Context, ri int, rowBytes int64, step func(string)) (redisCase, redisBesideCase, error) {
 	n := r.o.Redis.rows(rowBytes)
 	c := redisCase{RowBytes: rowBytes, Rows: n}
+	bc := redisBesideCase{RowBytes: rowBytes, Rows: n}
 	step(fmt.Sprintf("7 redis %s: warming", size(rowBytes)))
 	round := ri * (r.o.Reps + 1)
 	if _, err := r.kvshareRound(ri, round, n); err != nil {
-		return c, err
+		return c, bc, err
 	}
 	if _, err := r.floorRound(ri, round, n, rowBytes); err != nil {
-		return c, err
+		return c, bc, err
 	}
-	var kvPut, kvGet, flPut, flGet, plPut, plGet, putR, getR []float64
+	if r.beside != nil {
+		if _, err := r.beside.kvshareRound(ri, round, n); err != nil {
+			return c, bc, err
+		}
+	}
+	parts, split := r.parts()
+	bparts, bsplit := r.beside.parts()
+	var kvPut, kvGet, flPut, flGet, plPut, plGet, putR, getR, clPut, clGet, clPutR, clGetR []float64
 	for rep := range r.o.Reps {
 		if err := ctx.Err(); err != nil {
-			return c, err
+			return c, bc, err
 		}
 		step(fmt.Sprintf("7 redis %s", size(rowBytes)))
 		round++
-		var kv, fl, pl poolRound
-		var kerr, ferr, perr error
+		var kv, fl, pl, cl poolRound
+		var kerr, ferr, perr, cerr error
 		runKv := func() { runtime.GC(); kv, kerr = r.kvshareRound(ri, round, n) }
 		runFl := func() { runtime.GC(); fl, ferr = r.floorRound(ri, round, n, rowBytes) }
-		inTurn(rep, runKv, runFl)
+		runCl := func() {
+			if r.beside != nil {
+				runtime.GC()
+				cl, cerr = r.beside.kvshareRound(ri, round, n)
+			}
+		}
+		inTurn(rep, func() { inTurn(rep, runKv, runCl) }, runFl)
 		runtime.GC()
 		pl, perr = r.plainRound(ri, round, n, rowBytes)
-		if err := errors.Join(kerr, ferr, perr); err != nil {
-			return c, err
+		if err := errors.Join(kerr, ferr, perr, cerr); err != nil {
+			return c, bc, err
 		}
 		c.KvshareNotReady += 2*n - kv.putReady - kv.getReady
 		c.FloorNotReady += 2*n - fl.putReady - fl.getReady
@@ -118,12 +196,28 @@ func (r *redisRig) rowSize(ctx context.Context, ri int, rowBytes int64, step fun
 		plPut = append(plPut, mbs(int64(pl.putReady)*rowBytes, pl.put))
 		plGet = append(plGet, mbs(int64(pl.getReady)*rowBytes, pl.get))
 		putR, getR = append(putR, ratio(kp, fp)), append(getR, ratio(kg, fg))
+		if r.beside != nil {
+			bc.NotReady += 2*n - cl.putReady - cl.getReady
+			cp, cg := mbs(int64(cl.putReady)*rowBytes, cl.put), mbs(int64(cl.getReady)*rowBytes, cl.get)
+			clPut, clGet = append(clPut, cp), append(clGet, cg)
+			clPutR, clGetR = append(clPutR, ratio(cp, kp)), append(clGetR, ratio(cg, kg))
+		}
 	}
 	c.KvsharePutMBs, c.KvshareGetMBs = spreadOf(kvPut), spreadOf(kvGet)
 	c.FloorPutMBs, c.FloorGetMBs = spreadOf(flPut), spreadOf(flGet)
 	c.PlainPutMBs, c.PlainGetMBs = spreadOf(plPut), spreadOf(plGet)
 	c.PutRatio, c.GetRatio = spreadOf(putR), spreadOf(getR)
-	return c, nil
+	if r.raw.cluster() {
+		p, sp := r.parts()
+		c.Parts, c.PartsSplit = p-parts, sp-split
+	}
+	bc.PutMBs, bc.GetMBs = spreadOf(clPut), spreadOf(clGet)
+	bc.PutRatio, bc.GetRatio = spreadOf(clPutR), spreadOf(clGetR)
+	if r.beside != nil {
+		p, sp := r.beside.parts()
+		bc.Parts, bc.PartsSplit = p-bparts, sp-bsplit
+	}
+	return c, bc, nil
 }
 
 // kvshareRound publishes n rows of region ri through kvshare in views of
@@ -160,7 +254,7 @@ func (r *redisRig) floorRound(ri, round, n int, rowBytes int64) (poolRound, erro
 	if err != nil {
 		return pr, err
 	}
-	parts := redisParts(ks, r.slots(ri, n, rowBytes), rowBytes, r.o.Redis.ViewRows, r.caps.RowsPerCall, r.caps.BytesPerCall)
+	parts := r.raw.split(redisParts(ks, r.slots(ri, n, rowBytes), rowBytes, r.o.Redis.ViewRows, r.caps.RowsPerCall, r.caps.BytesPerCall))
 	start := time.Now()
 	pr.putReady = r.floor.run(contract.PutDir, parts)
 	pr.put = time.Since(start)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -17,22 +18,27 @@ import (
 
 // redisFloor is measurement 7's floor: the commands the Redis driver
 // sends, and nothing else, by as many bare goroutines as the driver has
-// workers, each sending one part's pipeline at a time (DoMultiStream) and
-// reading every reply. Keys are built before the clock starts; the
-// commands are built inside it, as the driver builds them.
+// workers, each sending one part at a time and reading every reply: one
+// pipeline (DoMultiStream), or on a cluster one a node the part's rows
+// lie on, sent at once (the first on the goroutine itself), as the
+// driver sends them. Keys, and which node each lies on, are found before
+// the clock starts; the commands are built inside it, as the driver
+// builds them.
 type redisFloor struct {
-	client  rueidis.Client
+	nodes   *redisNodes
 	workers int
 	// callTimeout bounds one part's round trip as the driver's does: the
 	// store file's call_timeout, or 0 for the driver's derived bound.
 	callTimeout time.Duration
 }
 
-// redisPart is one pipeline's rows: their keys and slots.
+// redisPart is one pipeline's rows: their keys and slots, and the node
+// (index into redisNodes) they lie on.
 type redisPart struct {
 	keys  []string
 	slots [][]byte
 	bytes int64
+	node  int
 }
 
 // redisParts cuts rows [0, len(keys)) as kvshare cuts them: into views of
@@ -51,51 +57,69 @@ func redisParts(keys []string, slots [][]byte, rowBytes int64, viewRows, rowsPer
 	return parts
 }
 
-// run sends every part in direction dir on the floor's goroutines (each
-// taking the next part when its last is done) and returns the rows that
-// came back Ready: a put whose SET NX answered OK (or nil with STRLEN
-// the row's length), a get whose value filled its slot exactly.
-func (f *redisFloor) run(dir contract.Direction, parts []redisPart) int {
-	next := make(chan *redisPart, len(parts))
-	for i := range parts {
-		next <- &parts[i]
+// run sends every part (each its pipelines, one a node) in direction
+// dir on the floor's goroutines (each taking the next part when its last
+// is done) and returns the rows that came back Ready: a put whose SET NX
+// answered OK (or nil with STRLEN the row's length), a get whose value
+// filled its slot exactly.
+func (f *redisFloor) run(dir contract.Direction, parts [][]redisPart) int {
+	next := make(chan []redisPart, len(parts))
+	for _, p := range parts {
+		next <- p
 	}
 	close(next)
-	var mu sync.Mutex
-	ready := 0
+	var ready atomic.Int64
 	var wg sync.WaitGroup
 	for range f.workers {
 		wg.Go(func() {
 			n := 0
 			for p := range next {
-				if dir == contract.PutDir {
-					n += f.put(p)
-				} else {
-					n += f.get(p)
-				}
+				n += f.part(dir, p)
 			}
-			mu.Lock()
-			ready += n
-			mu.Unlock()
+			ready.Add(int64(n))
 		})
 	}
 	wg.Wait()
-	return ready
+	return int(ready.Load())
+}
+
+// part sends one part's pipelines, the first on this goroutine and the
+// others on goroutines of their own, and returns once all returned: the
+// rows that came back Ready.
+func (f *redisFloor) part(dir contract.Direction, pipelines []redisPart) int {
+	one := func(p *redisPart) int {
+		if dir == contract.PutDir {
+			return f.put(p)
+		}
+		return f.get(p)
+	}
+	if len(pipelines) == 1 {
+		return one(&pipelines[0])
+	}
+	var ready atomic.Int64
+	var wg sync.WaitGroup
+	for i := range pipelines[1:] {
+		wg.Go(func() { ready.Add(int64(one(&pipelines[i+1]))) })
+	}
+	n := one(&pipelines[0])
+	wg.Wait()
+	return n + int(ready.Load())
 }
 
 // put sends SET key value NX and STRLEN key for each row of p in one
-// pipeline, each value the slot's own bytes (no copy).
+// pipeline to p's node, each value the slot's own bytes (no copy).
 func (f *redisFloor) put(p *redisPart) int {
 	ctx, cancel := context.WithTimeout(context.Background(), f.timeout(p.bytes))
 	defer cancel()
+	client := f.nodes.clients[p.node]
 	cmds := make(rueidis.Commands, 0, 2*len(p.keys))
 	for i, k := range p.keys {
 		s := p.slots[i]
 		cmds = append(cmds,
-			f.client.B().Set().Key(k).Value(unsafe.String(unsafe.SliceData(s), len(s))).Nx().Build(),
-			f.client.B().Strlen().Key(k).Build())
+			client.B().Set().Key(k).Value(unsafe.String(unsafe.SliceData(s), len(s))).Nx().Build(),
+			client.B().Strlen().Key(k).Build())
 	}
-	stream := f.client.DoMultiStream(ctx, cmds...)
+	stream := client.DoMultiStream(ctx, cmds...)
 	var set, strlen textSink
 	var length [20]byte
 	ready := 0
@@ -114,16 +138,17 @@ func (f *redisFloor) put(p *redisPart) int {
 	return ready
 }
 
-// get sends GET key for each row of p in one pipeline and streams each
-// value straight into its slot.
+// get sends GET key for each row of p in one pipeline to p's node and
+// streams each value straight into its slot.
 func (f *redisFloor) get(p *redisPart) int {
 	ctx, cancel := context.WithTimeout(context.Background(), f.timeout(p.bytes))
 	defer cancel()
+	client := f.nodes.clients[p.node]
 	cmds := make(rueidis.Commands, 0, len(p.keys))
 	for _, k := range p.keys {
-		cmds = append(cmds, f.client.B().Get().Key(k).Build())
+		cmds = append(cmds, client.B().Get().Key(k).Build())
 	}
-	stream := f.client.DoMultiStream(ctx, cmds...)
+	stream := client.DoMultiStream(ctx, cmds...)
 	var sink slotSink
 	ready := 0
 	for i := range p.keys {

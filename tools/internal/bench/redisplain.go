@@ -6,18 +6,18 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/redis/rueidis"
-
 	"github.com/kvshare/kvshare/contract"
 )
 
 // redisPlain is measurement 7's context, not a floor: what a plain
 // client loop does, one SET or GET at a time (client.Do) on each of as
 // many goroutines as the driver has workers, copying each value (into a
-// string for SET, out of the reply for GET). The client pipelines
-// concurrent calls on its shared connection by itself.
+// string for SET, out of the reply for GET); on a cluster each command
+// goes to its key's node, found as the command is sent, as a cluster
+// client finds it. The client pipelines concurrent calls on its shared
+// connection by itself.
 type redisPlain struct {
-	client  rueidis.Client
+	nodes   *redisNodes
 	workers int
 	// bound bounds one command carrying bytes bytes (the floor's).
 	bound func(bytes int64) time.Duration
@@ -48,11 +48,12 @@ func (p *redisPlain) run(dir contract.Direction, keys []string, slots [][]byte) 
 func (p *redisPlain) one(dir contract.Direction, key string, slot []byte) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), p.bound(int64(len(slot))))
 	defer cancel()
+	client := p.nodes.clients[p.nodes.of(key)]
 	if dir == contract.PutDir {
-		ok, err := p.client.Do(ctx, p.client.B().Set().Key(key).Value(string(slot)).Build()).ToString()
+		ok, err := client.Do(ctx, client.B().Set().Key(key).Value(string(slot)).Build()).ToString()
 		return err == nil && ok == "OK"
 	}
-	v, err := p.client.Do(ctx, p.client.B().Get().Key(key).Build()).AsBytes()
+	v, err := client.Do(ctx, client.B().Get().Key(key).Build()).AsBytes()
 	if err != nil || len(v) != len(slot) {
 		return false
 	}

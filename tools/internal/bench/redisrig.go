@@ -17,16 +17,21 @@ import (
 )
 
 // redisRig is measurement 7's stage: kvshare (a backend over a Redis
-// driver with a client of its own), and a raw client built from the same
-// client option for the floor, the plain loop and the deletes; one
-// region of slots per row size, lent to kvshare and used by the floor
-// and the plain loop too (never at the same time). Each side stores
-// under a prefix of its own.
+// driver with a client of its own, one a node on a cluster), and raw
+// clients built from the same client option for the floor, the plain
+// loop and the deletes (one, or one a cluster node); one region of slots
+// per row size, lent to kvshare and used by the floor and the plain loop
+// too (never at the same time). Each side stores under a prefix of its
+// own.
 type redisRig struct {
 	o      Options
 	target *redisTarget
 	kv     *lender
-	raw    rueidis.Client
+	rd     *redisdrv.Driver // kvshare's driver, for its counters
+	raw    *redisNodes
+	// beside is the stage over the cluster measured beside the server
+	// (only its kvshare side runs), nil when none.
+	beside *redisRig
 	floor  *redisFloor
 	plain  *redisPlain
 	drv    redisdrv.Config    // the driver's settings, defaults filled in
@@ -45,9 +50,10 @@ const (
 
 var sideNames = map[byte]string{sideKvshare: "kvshare", sideFloor: "floor", sidePlain: "plain"}
 
-// newRedisRig builds the stage over target: the raw client, the driver
-// (owning a client of its own), one region per row size lent to a
-// backend. On error everything built is given back, the target too.
+// newRedisRig builds the stage over target: the raw clients, the driver
+// (owning clients of its own), one region per row size lent to a
+// backend (observed as target.lender). On error everything built is
+// given back, the target too.
 func newRedisRig(ctx context.Context, o Options, target *redisTarget) (*redisRig, error) {
 	r := &redisRig{o: o, target: target, stems: map[byte]keys.Stem{}}
 	sc := target.config
@@ -68,20 +74,17 @@ func newRedisRig(ctx context.Context, o Options, target *redisTarget) (*redisRig
 			return nil, errors.Join(err, target.close())
 		}
 	}
-	opt, err := sc.ClientOption()
-	if err != nil {
+	if r.raw, err = openRedisNodes(ctx, sc); err != nil {
 		return nil, errors.Join(err, target.close())
 	}
-	if r.raw, err = rueidis.NewClient(opt); err != nil {
-		return nil, errors.Join(fmt.Errorf("bench: connecting to %s: %w", sc.Redis.Address, err), target.close())
-	}
-	r.floor = &redisFloor{client: r.raw, workers: r.drv.Workers, callTimeout: r.drv.CallTimeout}
-	r.plain = &redisPlain{client: r.raw, workers: r.drv.Workers, bound: r.floor.timeout}
+	r.floor = &redisFloor{nodes: r.raw, workers: r.drv.Workers, callTimeout: r.drv.CallTimeout}
+	r.plain = &redisPlain{nodes: r.raw, workers: r.drv.Workers, bound: r.floor.timeout}
 	drv, err := redisdrv.OpenConfig(ctx, sc, slog.New(slog.DiscardHandler))
 	if err != nil {
-		r.raw.Close()
+		r.raw.close()
 		return nil, errors.Join(err, target.close())
 	}
+	r.rd = drv
 	var mems []*memdrv.Memory
 	for _, rs := range o.Redis.RowSizes {
 		m, err := memdrv.Alloc(rs, o.Redis.rows(rs), contract.Host)
@@ -89,7 +92,7 @@ func newRedisRig(ctx context.Context, o Options, target *redisTarget) (*redisRig
 			for _, m := range mems {
 				err = errors.Join(err, m.Free())
 			}
-			r.raw.Close()
+			r.raw.close()
 			return nil, errors.Join(err, closeIdle(drv), target.close())
 		}
 		fill(m.Bytes, byte(len(mems)+1))
@@ -97,25 +100,40 @@ func newRedisRig(ctx context.Context, o Options, target *redisTarget) (*redisRig
 	}
 	cfg := binding.FromBlob(sc.Blob)
 	cfg.KeyPrefix = r.stems[sideKvshare].Prefix()
-	r.kv, err = lendMemory(drv, cfg, observed(o, Redis), mems...)
+	r.kv, err = lendMemory(drv, cfg, observation{observe: o.Observe, lender: target.lender}, mems...)
 	if err != nil {
 		if !errors.Is(err, errMemoryKept) {
 			for _, m := range mems {
 				err = errors.Join(err, m.Free())
 			}
 		}
-		r.raw.Close()
+		r.raw.close()
 		return nil, errors.Join(err, target.close())
 	}
 	return r, nil
 }
 
 // close gives kvshare's lender back (closing the driver closes its
-// client), closes the raw client and stops a server started for the run.
+// clients), closes the raw clients and stops a server started for the
+// run; the stage beside too.
 func (r *redisRig) close() error {
 	err := r.kv.close()
-	r.raw.Close()
-	return errors.Join(err, r.target.close())
+	r.raw.close()
+	err = errors.Join(err, r.target.close())
+	if r.beside != nil {
+		err = errors.Join(err, r.beside.close())
+	}
+	return err
+}
+
+// parts counts the parts kvshare's driver ran, and those whose rows lay
+// on more than one cluster node (zero without a stage).
+func (r *redisRig) parts() (parts, split int64) {
+	if r == nil {
+		return 0, 0
+	}
+	s := r.rd.Stats()
+	return s.Parts, s.PartsSplit
 }
 
 // keys are the keys of one side's rows in one round, as the backend
@@ -144,22 +162,60 @@ func (r *redisRig) slots(ri, n int, rowBytes int64) [][]byte {
 	return out
 }
 
-// remove deletes keys with DEL through the raw client, a batch of keys a
-// command, and checks that every one was there.
+// remove deletes keys with DEL through the raw clients and checks that
+// every one was there: a batch of keys a command on one server; on a
+// cluster, whose DEL takes keys of one slot only, one key a command,
+// pipelined a batch at a time to each key's node.
 func (r *redisRig) remove(ks []string, stored int) error {
 	const batch = 256
 	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
 	defer cancel()
 	var deleted int64
-	for lo := 0; lo < len(ks); lo += batch {
-		n, err := r.raw.Do(ctx, r.raw.B().Del().Key(ks[lo:min(lo+batch, len(ks))]...).Build()).AsInt64()
-		if err != nil {
-			return fmt.Errorf("bench: deleting a round's keys: %w", err)
+	if !r.raw.cluster() {
+		c := r.raw.clients[0]
+		for lo := 0; lo < len(ks); lo += batch {
+			n, err := c.Do(ctx, c.B().Del().Key(ks[lo:min(lo+batch, len(ks))]...).Build()).AsInt64()
+			if err != nil {
+				return fmt.Errorf("bench: deleting a round's keys: %w", err)
+			}
+			deleted += n
 		}
-		deleted += n
+	} else {
+		byNode := make([][]string, len(r.raw.clients))
+		for _, k := range ks {
+			at := r.raw.of(k)
+			byNode[at] = append(byNode[at], k)
+		}
+		for i, node := range byNode {
+			n, err := deleteEach(ctx, r.raw.clients[i], node, batch)
+			if err != nil {
+				return fmt.Errorf("bench: deleting a round's keys on %s: %w", r.raw.addrs[i], err)
+			}
+			deleted += n
+		}
 	}
 	if deleted != int64(stored) {
 		return fmt.Errorf("bench: %d keys deleted after a round that stored %d", deleted, stored)
 	}
 	return nil
+}
+
+// deleteEach deletes keys on c, one DEL a key, batch commands a
+// pipeline, and returns how many were there.
+func deleteEach(ctx context.Context, c rueidis.Client, keys []string, batch int) (int64, error) {
+	var deleted int64
+	for lo := 0; lo < len(keys); lo += batch {
+		cmds := make(rueidis.Commands, 0, batch)
+		for _, k := range keys[lo:min(lo+batch, len(keys))] {
+			cmds = append(cmds, c.B().Del().Key(k).Build())
+		}
+		for _, res := range c.DoMulti(ctx, cmds...) {
+			n, err := res.AsInt64()
+			if err != nil {
+				return deleted, err
+			}
+			deleted += n
+		}
+	}
+	return deleted, nil
 }

@@ -102,9 +102,13 @@ func (r *Report) judge() {
 		}
 	}
 	if d := r.Redis; d != nil {
+		over, how := "Redis", "pipelined"
+		if len(d.Nodes) > 0 {
+			over, how = "a Redis Cluster", "pipelined a node"
+		}
 		for _, c := range d.Cases {
-			r.Goals = append(r.Goals, newGoal(Redis, size(c.RowBytes)+" rows over Redis: put MB/s / the same commands pipelined", c.PutRatio, redisTarget90, false))
-			r.Goals = append(r.Goals, newGoal(Redis, size(c.RowBytes)+" rows over Redis: get MB/s / the same commands pipelined", c.GetRatio, redisTarget90, false))
+			r.Goals = append(r.Goals, newGoal(Redis, size(c.RowBytes)+" rows over "+over+": put MB/s / the same commands "+how, c.PutRatio, redisTarget90, false))
+			r.Goals = append(r.Goals, newGoal(Redis, size(c.RowBytes)+" rows over "+over+": get MB/s / the same commands "+how, c.GetRatio, redisTarget90, false))
 		}
 	}
 	if l := r.Lookup; l != nil {

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"time"
 )
@@ -100,7 +101,15 @@ func Run(ctx context.Context, o Options, progress Progress, logger *slog.Logger)
 			if err != nil {
 				return rep, err
 			}
-			if rep.Redis, err = measureRedis(ctx, o, target, step); err != nil {
+			var beside *redisTarget
+			var skipped string
+			if o.Redis.besides() {
+				step("7 redis: starting a cluster beside")
+				if beside, skipped, err = openBeside(ctx, o.Redis, logger); err != nil {
+					return rep, errors.Join(err, target.close())
+				}
+			}
+			if rep.Redis, err = measureRedis(ctx, o, target, beside, skipped, step); err != nil {
 				return rep, err
 			}
 		}
@@ -135,6 +144,9 @@ func units(o Options) int {
 	}
 	if o.runs(Redis) && o.redisGiven() {
 		n += 1 + len(o.Redis.RowSizes)*(1+o.Reps)
+		if o.Redis.besides() {
+			n++ // starting the cluster beside
+		}
 	}
 	return n
 }

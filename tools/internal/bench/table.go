@@ -196,12 +196,49 @@ func writeRedis(w io.Writer, d *redisReport) {
 		d.Workers, d.RowsPerCall, size(d.BytesPerCall), d.ViewRows, size(d.BytesPerRound))
 	fmt.Fprintln(w, "   The floor: the driver's commands pipelined on a raw client of the same options (SET NX + STRLEN a row; GET streamed into the slot),")
 	fmt.Fprintln(w, "   as many goroutines as workers. Plain (context): single SET / GET on the same client, copying, as many goroutines.")
+	cluster := len(d.Nodes) > 0
+	if cluster {
+		fmt.Fprintf(w, "   A cluster of %d nodes (%s): kvshare and the floor send each part's rows as a pipeline a node, the nodes' at once; plain sends each command to its key's node.\n",
+			len(d.Nodes), strings.Join(d.Nodes, ", "))
+	}
 	t := table(w)
-	fmt.Fprintln(t, "   row\trows\tkvshare put\tget\tfloor put\tget\tplain put\tget\tput ratio\tget ratio\tnot Ready kvshare/floor/plain\t")
+	header := "   row\trows\tkvshare put\tget\tfloor put\tget\tplain put\tget\tput ratio\tget ratio\tnot Ready kvshare/floor/plain\t"
+	if cluster {
+		header += "parts split\t"
+	}
+	fmt.Fprintln(t, header)
 	for _, c := range d.Cases {
-		fmt.Fprintf(t, "   %s\t%d\t%.0f MB/s\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%s\t%s\t%d/%d/%d\t\n", size(c.RowBytes), c.Rows,
+		fmt.Fprintf(t, "   %s\t%d\t%.0f MB/s\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%s\t%s\t%d/%d/%d\t", size(c.RowBytes), c.Rows,
 			c.KvsharePutMBs.Median, c.KvshareGetMBs.Median, c.FloorPutMBs.Median, c.FloorGetMBs.Median, c.PlainPutMBs.Median, c.PlainGetMBs.Median,
 			sp(c.PutRatio, "%.3f"), sp(c.GetRatio, "%.3f"), c.KvshareNotReady, c.FloorNotReady, c.PlainNotReady)
+		if cluster {
+			fmt.Fprintf(t, "%d of %d\t", c.PartsSplit, c.Parts)
+		}
+		fmt.Fprintln(t)
+	}
+	t.Flush()
+	if d.Cluster != nil {
+		writeRedisBeside(w, d)
+	}
+}
+
+// writeRedisBeside prints kvshare over the cluster measured beside the
+// server: its MB/s beside one node's, and cluster / one node.
+func writeRedisBeside(w io.Writer, d *redisReport) {
+	b := d.Cluster
+	if b.Skipped != "" {
+		fmt.Fprintf(w, "   Cluster beside: %s\n", b.Skipped)
+		return
+	}
+	fmt.Fprintf(w, "   Cluster beside: kvshare over %s; keys under %s/kvshare/v1/…\n", b.Server, b.KeyPrefix)
+	fmt.Fprintln(w, "   The same rows and rounds, each repetition's in turn with one node's kvshare round; cluster / one node is the per-node grouping's cost.")
+	t := table(w)
+	fmt.Fprintln(t, "   row\trows\tone node put\tget\tcluster put\tget\tput cluster/one node\tget cluster/one node\tnot Ready\tparts split\t")
+	for i, c := range b.Cases {
+		one := d.Cases[i]
+		fmt.Fprintf(t, "   %s\t%d\t%.0f MB/s\t%.0f\t%.0f\t%.0f\t%s\t%s\t%d\t%d of %d\t\n", size(c.RowBytes), c.Rows,
+			one.KvsharePutMBs.Median, one.KvshareGetMBs.Median, c.PutMBs.Median, c.GetMBs.Median,
+			sp(c.PutRatio, "%.3f"), sp(c.GetRatio, "%.3f"), c.NotReady, c.PartsSplit, c.Parts)
 	}
 	t.Flush()
 }

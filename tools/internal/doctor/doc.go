@@ -19,7 +19,11 @@
 // through the server ([CheckServer], [CheckVersion] 7.0 or later,
 // [CheckMaxMemory], [CheckEviction], [CheckPersistence]) to one row's
 // round trip through a backend: put, lookup ([CheckLookup]), get, the
-// key deleted.
+// key deleted. A Redis Cluster's file (cluster = true) reads the slot map
+// from the first seed that answers ([CheckSlotMap]: every slot served),
+// asks every node PING ([CheckNodes]) and CLUSTER INFO
+// ([CheckClusterState]), judges version, memory and persistence on every
+// node, one line a check naming any node that differs, then probes.
 //
 // It promises:
 //

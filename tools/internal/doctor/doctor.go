@@ -12,8 +12,9 @@ import (
 
 // The checks of a Mooncake store file, by the name each prints, in the
 // order they run. A Redis store file has checks of its own (CheckPassword
-// to CheckPersistence, CheckLookup), the config, key prefix, probe and
-// close checks named as here.
+// to CheckPersistence, CheckLookup; a cluster's CheckSlotMap, CheckNodes
+// and CheckClusterState too), the config, key prefix, probe and close
+// checks named as here.
 const (
 	CheckConfig      = "config"
 	CheckKeyPrefix   = "key prefix"

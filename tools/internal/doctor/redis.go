@@ -9,6 +9,7 @@ import (
 	"github.com/redis/rueidis"
 
 	"github.com/kvshare/kvshare/redisdrv"
+	"github.com/kvshare/kvshare/redisdrv/slotmap"
 )
 
 // The checks of a Redis store file, by the name each prints, after
@@ -34,6 +35,7 @@ var redisChecks = [...]string{CheckConfig, CheckKeyPrefix, CheckPassword, CheckS
 // memory limit, eviction policy and persistence, and a one-row round
 // trip through a backend over the driver. The server is asked only once
 // the password variable is set; the probe runs only when no check failed.
+// A cluster's file (cluster = true) goes on in runRedisCluster.
 func runRedis(ctx context.Context, opts Options) Report {
 	r := &run{Report: Report{File: opts.ConfigPath}, all: redisChecks[:]}
 	sc, f := checkRedisConfig(opts.ConfigPath)
@@ -43,9 +45,15 @@ func runRedis(ctx context.Context, opts Options) Report {
 	}
 	prefix, f := checkKeyPrefix(sc.File, sc.Blob)
 	r.add(f)
+	if sc.Redis.Cluster {
+		r.all = redisClusterChecks[:]
+	}
 	if !r.add(checkPassword(sc, opts.LookupEnv)) {
 		r.skipRest("the password variable is not set")
 		return r.Report
+	}
+	if sc.Redis.Cluster {
+		return runRedisCluster(ctx, opts, r, sc, prefix)
 	}
 	client, f := connect(ctx, sc, opts.Wait)
 	if !r.add(f) {
@@ -53,7 +61,7 @@ func runRedis(ctx context.Context, opts Options) Report {
 		return r.Report
 	}
 	defer client.Close()
-	r.add(checkVersion(ctx, client, opts.Wait))
+	r.add(checkVersion(ctx, client, false, opts.Wait))
 	for _, f := range checkMemory(ctx, client, sc, opts.Wait) {
 		r.add(f)
 	}
@@ -92,11 +100,16 @@ func checkRedisConfig(path string) (redisdrv.StoreConfig, Finding) {
 	if rc.CallTimeout > 0 {
 		call = rc.CallTimeout.String()
 	}
-	return sc, ok(CheckConfig, "%s: address %s over %s as %s, db %d; %d workers, parts of %d rows and %s, call timeout %s, dial timeout %v; expects %s",
-		path, rc.Address, tls, user, rc.DB, rc.Workers, rc.RowsPerCall, size(rc.BytesPerCall), call, rc.DialTimeout, expectations(rc))
+	where, of := "address "+rc.Address, ""
+	if rc.Cluster {
+		where, of = "a Redis Cluster, seeds "+strings.Join(rc.Seeds(), ", ")+",", " of every node"
+	}
+	return sc, ok(CheckConfig, "%s: %s over %s as %s, db %d; %d workers, parts of %d rows and %s, call timeout %s, dial timeout %v; expects %s%s",
+		path, where, tls, user, rc.DB, rc.Workers, rc.RowsPerCall, size(rc.BytesPerCall), call, rc.DialTimeout, expectations(rc), of)
 }
 
-// expectations says what the file expects of the server's memory.
+// expectations says what the file expects of the server's memory (of
+// every node's, for a cluster).
 func expectations(rc redisdrv.RedisConfig) string {
 	mem := "any maxmemory"
 	if rc.MaxMemory > 0 {
@@ -137,11 +150,31 @@ func connect(ctx context.Context, sc redisdrv.StoreConfig, wait time.Duration) (
 	if err != nil {
 		return nil, fail(CheckServer, "%v", err)
 	}
+	client, took, why := ping(ctx, sc, nodeOption(opt, addr, wait), addr, wait)
+	if why != "" {
+		return nil, fail(CheckServer, "%s", why)
+	}
+	return client, ok(CheckServer, "%s answered PING with PONG (connected and handshaken in %v)", addr, took)
+}
+
+// nodeOption is the client option of the server at addr, made as the
+// driver makes a cluster node's (slotmap.NodeOption: opt, the store
+// file's, with addr its one address), the dial bounded by wait as well.
+func nodeOption(opt rueidis.ClientOption, addr string, wait time.Duration) rueidis.ClientOption {
+	opt = slotmap.NodeOption(opt, addr)
 	opt.Dialer.Timeout = min(opt.Dialer.Timeout, wait)
+	return opt
+}
+
+// ping opens a client of the server at addr with opt and asks it PING,
+// within wait. It returns the client and how long connecting and the
+// answer took, or, when the server did not answer PONG, why, naming addr
+// and saying what to look at.
+func ping(ctx context.Context, sc redisdrv.StoreConfig, opt rueidis.ClientOption, addr string, wait time.Duration) (rueidis.Client, time.Duration, string) {
 	start := time.Now()
 	client, err := rueidis.NewClient(opt)
 	if err != nil {
-		return nil, fail(CheckServer, "%s: connecting: %v%s", addr, err, connectHint(sc, err))
+		return nil, 0, fmt.Sprintf("%s: connecting: %v%s", addr, err, connectHint(sc, err))
 	}
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
@@ -149,11 +182,11 @@ func connect(ctx context.Context, sc redisdrv.StoreConfig, wait time.Duration) (
 	if err != nil || pong != "PONG" {
 		client.Close()
 		if err == nil {
-			return nil, fail(CheckServer, "%s answered PING with %q, not PONG: is it a Redis server?", addr, pong)
+			return nil, 0, fmt.Sprintf("%s answered PING with %q, not PONG: is it a Redis server?", addr, pong)
 		}
-		return nil, fail(CheckServer, "%s: PING: %v%s", addr, err, connectHint(sc, err))
+		return nil, 0, fmt.Sprintf("%s: PING: %v%s", addr, err, connectHint(sc, err))
 	}
-	return client, ok(CheckServer, "%s answered PING with PONG (connected and handshaken in %v)", addr, since(start))
+	return client, since(start), ""
 }
 
 // connectHint says what to look at when the server did not answer.

@@ -120,10 +120,25 @@ func TestVersions(t *testing.T) {
 		{map[string]string{"redis_version": "6.2.14", "redis_mode": "standalone"}, Fail, "the driver needs 7.0 or later"},
 		{map[string]string{"redis_version": "7.0"}, Fail, `no redis_version of the form X.Y.Z (got "7.0")`},
 		{map[string]string{}, Fail, "no redis_version"},
-		{map[string]string{"redis_version": "7.0.0", "redis_mode": "cluster"}, Warn, "follows no MOVED redirection"},
+		{map[string]string{"redis_version": "7.0.0", "redis_mode": "cluster"}, Warn, "set [redis] cluster = true, with the nodes as addresses"},
 		{map[string]string{"redis_version": "7.0.0", "redis_mode": "sentinel"}, Fail, "a sentinel stores nothing"},
 	} {
-		f := judgeVersion(c.info)
+		f := judgeVersion(c.info, false)
+		assert.Equal(t, c.verdict, f.Verdict, "%v: %s", c.info, f.Detail)
+		assert.Contains(t, f.Detail, c.want)
+	}
+	// A cluster's file wants every node in cluster mode.
+	for _, c := range []struct {
+		info    map[string]string
+		verdict Verdict
+		want    string
+	}{
+		{map[string]string{"redis_version": "7.0.15", "redis_mode": "cluster", "os": "Linux"}, OK, "Redis 7.0.15 (cluster, Linux)"},
+		{map[string]string{"redis_version": "7.0.15", "redis_mode": "standalone"}, Fail, "in standalone mode, not a cluster node: [redis] cluster = true wants the nodes of a Redis Cluster"},
+		{map[string]string{"redis_version": "7.0.15"}, Fail, "in an unnamed mode, not a cluster node"},
+		{map[string]string{"redis_version": "6.2.14", "redis_mode": "cluster"}, Fail, "the driver needs 7.0 or later"},
+	} {
+		f := judgeVersion(c.info, true)
 		assert.Equal(t, c.verdict, f.Verdict, "%v: %s", c.info, f.Detail)
 		assert.Contains(t, f.Detail, c.want)
 	}

@@ -18,9 +18,10 @@ const (
 )
 
 // checkVersion reads INFO server: redis_version must be 7.0 or later,
-// redis_mode not sentinel (a sentinel stores nothing); a cluster node is
-// a warning, since the driver follows no redirection.
-func checkVersion(ctx context.Context, c rueidis.Client, wait time.Duration) Finding {
+// redis_mode not sentinel (a sentinel stores nothing); for a file of one
+// server a cluster node is a warning, for a cluster's file (cluster
+// true) anything but a cluster node fails.
+func checkVersion(ctx context.Context, c rueidis.Client, cluster bool, wait time.Duration) Finding {
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	text, err := c.Do(ctx, c.B().Info().Section("server").Build()).ToString()
@@ -30,11 +31,12 @@ func checkVersion(ctx context.Context, c rueidis.Client, wait time.Duration) Fin
 		}
 		return fail(CheckVersion, "INFO server: %v", err)
 	}
-	return judgeVersion(infoFields(text))
+	return judgeVersion(infoFields(text), cluster)
 }
 
-// judgeVersion judges INFO server's fields.
-func judgeVersion(info map[string]string) Finding {
+// judgeVersion judges INFO server's fields, of a cluster's node when
+// cluster is true.
+func judgeVersion(info map[string]string, cluster bool) Finding {
 	version, mode := info["redis_version"], info["redis_mode"]
 	major, minor, good := parseVersion(version)
 	switch {
@@ -44,13 +46,23 @@ func judgeVersion(info map[string]string) Finding {
 		return fail(CheckVersion, "Redis %s: the driver needs %d.%d or later", version, minRedisMajor, minRedisMinor)
 	case mode == "sentinel":
 		return fail(CheckVersion, "Redis %s in sentinel mode: a sentinel stores nothing; give the address of the server it watches", version)
-	case mode == "cluster":
-		return warn(CheckVersion, "Redis %s in cluster mode: the driver talks to this one node and follows no MOVED redirection, so a key another node owns fails (Fault); give a standalone server, or a cluster of one node", version)
+	case cluster && mode != "cluster":
+		return fail(CheckVersion, "Redis %s in %s mode, not a cluster node: [redis] cluster = true wants the nodes of a Redis Cluster (for one server, set cluster = false and address)", version, modeText(mode))
+	case !cluster && mode == "cluster":
+		return warn(CheckVersion, "Redis %s in cluster mode, and the file names one server: the driver talks to this node alone and follows no MOVED redirection, so a key another node owns fails (Fault); set [redis] cluster = true, with the nodes as addresses", version)
 	}
 	if mode == "" {
 		mode = "mode not given"
 	}
 	return ok(CheckVersion, "Redis %s (%s%s)", version, mode, osOf(info))
+}
+
+// modeText is a redis_mode as a sentence says it.
+func modeText(mode string) string {
+	if mode == "" {
+		return "an unnamed"
+	}
+	return mode
 }
 
 func osOf(info map[string]string) string {

@@ -33,3 +33,21 @@ func ForTest(t testing.TB, o redistest.Options) (path string, s *redistest.Serve
 	}
 	return path, s
 }
+
+// ClusterForTest starts a cluster for t (redistest.ClusterForTest: t
+// skips with redistest.TierOff when the Redis tier is off, fails when
+// the tier's binary is unusable or no redis-cli lies beside it, and the
+// nodes stop when t ends) and writes its store file into t's temporary
+// folder: [blob] key_prefix TestKeyPrefix, [redis] cluster = true, every
+// node a seed, and the nodes' maxmemory and policy as the doctor's
+// expectations. A zero o.MaxMemory means DefaultMaxMemory.
+func ClusterForTest(t testing.TB, o redistest.ClusterOptions) (path string, c *redistest.Cluster) {
+	t.Helper()
+	o = clusterDefaults(o)
+	c = redistest.ClusterForTest(t, o)
+	path = filepath.Join(t.TempDir(), "cluster.toml")
+	if err := os.WriteFile(path, []byte(ClusterText(c.Addrs(), TestKeyPrefix, o.MaxMemory, o.Policy)), 0o644); err != nil {
+		t.Fatalf("writing %s: %v", path, err)
+	}
+	return path, c
+}

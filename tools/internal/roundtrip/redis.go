@@ -4,14 +4,16 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/redisdrv"
 )
 
-// Redis is the Redis server a store file ([blob] and [redis])
-// describes. Each lender gets a driver of its own from redisdrv.Open:
-// its own client of the server, with its own connections.
+// Redis is the Redis server, or Redis Cluster, a store file ([blob] and
+// [redis]) describes. Each lender gets a driver of its own from
+// redisdrv.Open: its own client of the server (of each node), with its
+// own connections.
 type Redis struct {
 	path   string
 	cfg    redisdrv.StoreConfig
@@ -43,8 +45,12 @@ func (r *Redis) Configure(cfg *Config) {
 	cfg.BytesPerCall = r.cfg.Blob.BytesPerCall
 }
 
-// Describe names the server by its store file and address.
+// Describe names the server by its store file and address, or a
+// cluster by its store file and seeds.
 func (r *Redis) Describe() string {
+	if rc := r.cfg.Redis; rc.Cluster {
+		return fmt.Sprintf("the Redis Cluster of %s (seeds %s)", r.path, strings.Join(rc.Seeds(), ", "))
+	}
 	return fmt.Sprintf("the Redis server of %s at %s", r.path, r.cfg.Redis.Address)
 }
 

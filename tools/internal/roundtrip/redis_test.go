@@ -3,6 +3,7 @@ package roundtrip
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -48,4 +49,32 @@ func TestRedisStoreRefusesABadFile(t *testing.T) {
 	_, err := RedisStore(path, nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), path+": [redis] address: must be host:port")
+}
+
+// The main job over a loopback Redis Cluster: the rows spread over every
+// node, each driver grouping them by the node that serves their slot,
+// byte-identical after.
+func TestRedisClusterRoundTrip(t *testing.T) {
+	path, cl := redisconfig.ClusterForTest(t, redistest.ClusterOptions{})
+	r, err := RedisStore(path, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "the Redis Cluster of "+path+" (seeds "+strings.Join(cl.Addrs(), ", ")+")", r.Describe())
+
+	c := Defaults()
+	r.Configure(&c)
+	c.Rows, c.RowBytes, c.ViewRows = 192, 16<<10, 64
+	rep, err := Run(t.Context(), c, nil)
+	require.NoError(t, err)
+	assert.True(t, rep.OK(), "%+v", rep)
+	assert.Equal(t, int64(192), rep.Publish.Rows[contract.Ready])
+	assert.Equal(t, int64(192), rep.Fetch.Rows[contract.Ready])
+	assert.Equal(t, 192, rep.Lookup.Present)
+	for i := range cl.Nodes() {
+		n, err := cl.Client(i)
+		require.NoError(t, err)
+		keys, err := n.Do(t.Context(), n.B().Dbsize().Build()).AsInt64()
+		n.Close()
+		require.NoError(t, err)
+		assert.Positive(t, keys, "node %d holds some of the rows", i)
+	}
 }
