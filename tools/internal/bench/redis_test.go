@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kvshare/kvshare/redisdrv/redistest"
-	"github.com/kvshare/kvshare/tools/internal/redisconfig"
 	"github.com/kvshare/kvshare/redisdrv/slotmap"
+	"github.com/kvshare/kvshare/tools/internal/redisconfig"
 )
 
 // The floor's parts are cut as kvshare cuts them: views first, then the

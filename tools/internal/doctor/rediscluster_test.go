@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kvshare/kvshare/tools/internal/redisconfig"
 	"github.com/kvshare/kvshare/redisdrv/slotmap"
+	"github.com/kvshare/kvshare/tools/internal/redisconfig"
 )
 
 // clusterVerdicts is every cluster check's verdict, as Report.Find
