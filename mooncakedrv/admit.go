@@ -1,10 +1,13 @@
 package mooncakedrv
 
 import (
+	"bytes"
 	"fmt"
 	"hash/maphash"
 
 	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/keys"
+	"github.com/kvshare/kvshare/mooncakesdk"
 	"github.com/kvshare/kvshare/scheduler"
 )
 
@@ -14,6 +17,12 @@ import (
 // has no rows or no key maker, a name repeats or has no key, a key would
 // hold a NUL byte, a row has more than one span, or a span lies outside
 // every live registration.
+//
+// The whole batch is checked first; then each part's keys are built and
+// the part queued, the first before the next ones are built, so a worker
+// may run it before Put returns. A Cancel or Drain that comes while
+// later parts are built ends those parts' rows Cancelled without an SDK
+// call.
 //
 // onChange (nil means none) is called after each part's rows end, on the
 // driver's worker (or, for rows Cancel ends, a goroutine of the driver),
@@ -42,49 +51,83 @@ func (d *Driver) admit(dir contract.Direction, b contract.RowBatch, h contract.H
 		return nil, err
 	}
 
-	// Keys are built outside the lock, straight into each part's packed
-	// key list: the check above proved every name has one.
-	op := &operation{d: d, dir: dir, batch: b, onChange: onChange,
-		rows: make([]contract.RowStatus, len(b.Rows)), pending: len(b.Rows)}
-	parts, err := d.cut(op)
-	if err != nil {
+	// The whole batch is checked before anything is queued (nothing of a
+	// batch refused may reach the store). Keys are built outside the
+	// lock, straight into each part's packed key list, one part at a
+	// time: the first part is queued as soon as its keys are built, and
+	// the next ones follow while a worker already runs it.
+	if err := d.keysCross(b); err != nil {
 		return nil, fmt.Errorf("%w: mooncakedrv: %v: %w", contract.ErrDriverRejected, dir, err)
 	}
+	op := &operation{d: d, dir: dir, batch: b, onChange: onChange,
+		rows: make([]contract.RowStatus, len(b.Rows)), pending: len(b.Rows)}
+	bounds := d.partBounds(b)
+	first := d.buildPart(op, bounds[0])
 
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	// A Drain, or a change of the live regions, may have come meanwhile.
 	err = d.usableLocked(dir.String())
 	if err == nil && d.regions.Gen() != gen {
 		err = d.checkLocked(dir, b)
 	}
 	if err != nil {
-		for _, p := range parts {
-			d.releasePart(p)
-		}
+		d.mu.Unlock()
+		d.releasePart(first)
 		return nil, err
 	}
 	if dir == contract.PutDir {
-		d.markWritingLocked(op, parts)
+		op.flags = make([]rowFlag, len(op.rows))
 	}
 	d.open[op] = struct{}{}
-	op.parts = len(parts)
-	kind := scheduler.Get
-	if dir == contract.PutDir {
-		kind = scheduler.Put
-	}
-	for _, p := range parts {
-		if err := d.pool.Submit(kind, p); err != nil {
-			// Not reachable while the lock is held (Drain stops the pool
-			// only after it marked the driver draining under the lock);
-			// should it happen, the part never ran and touched nothing.
-			d.log.Error("mooncakedrv: a part could not be queued; its rows end Cancelled", "err", err)
-			d.cancelPartLocked(p)
-			d.notifyLocked(op)
-		}
-	}
+	op.parts = len(bounds)
 	d.stats.Ops++
+	d.queueLocked(op, first)
+	if len(bounds) == 1 {
+		d.mu.Unlock()
+		return op, nil
+	}
+	d.admitting++ // Drain waits for the rest to be queued, or cancelled
+	d.mu.Unlock()
+	for _, bd := range bounds[1:] {
+		p := d.buildPart(op, bd)
+		d.mu.Lock()
+		d.queueLocked(op, p)
+		d.mu.Unlock()
+	}
+	d.mu.Lock()
+	if d.admitting--; d.admitting == 0 {
+		close(d.admitIdle)
+		d.admitIdle = make(chan struct{})
+	}
+	d.mu.Unlock()
 	return op, nil
+}
+
+// queueLocked marks a put part's keys in the writing set and queues the
+// part for a worker, unless the operation was cancelled or the driver
+// began draining since its admission: then its rows end Cancelled
+// without reaching the store.
+func (d *Driver) queueLocked(op *operation, p *part) {
+	if op.cancelled || d.draining || d.closed {
+		d.cancelPartLocked(p)
+		d.notifyLocked(op)
+		d.releasePart(p)
+		return
+	}
+	kind := scheduler.Get
+	if op.dir == contract.PutDir {
+		kind = scheduler.Put
+		d.markWritingLocked(op, p)
+	}
+	if err := d.pool.Submit(kind, p); err != nil {
+		// Not reachable while the lock is held (Drain stops the pool only
+		// after it marked the driver draining under the lock); should it
+		// happen, the part never ran and touched nothing.
+		d.log.Error("mooncakedrv: a part could not be queued; its rows end Cancelled", "err", err)
+		d.cancelPartLocked(p)
+		d.notifyLocked(op)
+		d.releasePart(p)
+	}
 }
 
 // checkLocked is admission's check of the driver's state and the batch.
@@ -98,13 +141,14 @@ func (d *Driver) checkLocked(dir contract.Direction, b contract.RowBatch) error 
 	return nil
 }
 
-// cut splits op's batch into parts of at most RowsPerCall rows and
-// BytesPerCall bytes (a row larger than that goes alone), building each
-// part's keys and call arguments. A key that cannot cross to C (a NUL
-// byte in it) fails the whole cut; the parts are released.
-func (d *Driver) cut(op *operation) ([]*part, error) {
-	rows := op.batch.Rows
-	var parts []*part
+// partSpan is one part's rows [lo, hi) of a batch.
+type partSpan struct{ lo, hi int }
+
+// partBounds splits a batch into parts of at most RowsPerCall rows and
+// BytesPerCall bytes (a row larger than that goes alone).
+func (d *Driver) partBounds(b contract.RowBatch) []partSpan {
+	rows := b.Rows
+	var bounds []partSpan
 	for lo := 0; lo < len(rows); {
 		hi, bytes := lo, int64(0)
 		for hi < len(rows) && hi-lo < d.cfg.RowsPerCall {
@@ -115,40 +159,62 @@ func (d *Driver) cut(op *operation) ([]*part, error) {
 			bytes += n
 			hi++
 		}
-		p := d.newPart(op, lo, hi)
-		parts = append(parts, p)
-		for j := range p.len() {
-			s := rows[lo+j].Spans[0]
-			if err := p.keys.Add(op.batch.AppendKey(p.keys.Tail(), lo+j)); err != nil {
-				for _, p := range parts {
-					d.releasePart(p)
-				}
-				return nil, fmt.Errorf("row %d: %w", lo+j, err)
-			}
-			p.bufs[j], p.sizes[j] = s.Addr, uint64(s.Len)
-		}
+		bounds = append(bounds, partSpan{lo, hi})
 		lo = hi
 	}
-	return parts, nil
+	return bounds
 }
 
-// markWritingLocked marks every put row's key as being written by this
-// driver, or, when a put of this driver is writing it already, flags the
-// row to end NotReady without an SDK call (Mooncake would answer the
-// second put 0 and store nothing).
-func (d *Driver) markWritingLocked(op *operation, parts []*part) {
-	op.flags = make([]rowFlag, len(op.rows))
-	for _, p := range parts {
-		for j := range p.len() {
-			h := maphash.Bytes(d.seed, p.keys.Key(j))
-			p.hashes[j] = h
-			if _, busy := d.writing[h]; busy {
-				op.flags[p.lo+j] |= rowWriting
-				continue
-			}
-			d.writing[h] = struct{}{}
-			op.flags[p.lo+j] |= rowMarked
+// buildPart takes a part for rows bd of op and builds its keys and call
+// arguments. keysCross proved every key crosses to C, so none is
+// refused; should the key maker answer otherwise now (a key maker whose
+// keys change between calls), the part is marked to end every row Fault
+// without an SDK call.
+func (d *Driver) buildPart(op *operation, bd partSpan) *part {
+	rows := op.batch.Rows
+	p := d.newPart(op, bd.lo, bd.hi)
+	for j := range p.len() {
+		s := rows[bd.lo+j].Spans[0]
+		if err := p.keys.Add(op.batch.AppendKey(p.keys.Tail(), bd.lo+j)); err != nil && p.refused == nil {
+			p.refused = fmt.Errorf("row %d: %w", bd.lo+j, err)
 		}
+		p.bufs[j], p.sizes[j] = s.Addr, uint64(s.Len)
+	}
+	return p
+}
+
+// keysCross checks that every key of the batch can cross to C (no NUL
+// byte; the check proved none is empty). Keys made by a keys.Stem cross
+// by construction (a checked prefix, the name in hex), so only other key
+// makers pay for a pass that builds each key once into a scratch buffer.
+func (d *Driver) keysCross(b contract.RowBatch) error {
+	if _, ok := b.Keys.(keys.Stem); ok {
+		return nil
+	}
+	var buf []byte
+	for i := range b.Rows {
+		buf = b.AppendKey(buf[:0], i)
+		if bytes.IndexByte(buf, 0) >= 0 {
+			return fmt.Errorf("row %d: %w: key %q holds a NUL byte", i, mooncakesdk.ErrInvalidArgument, buf)
+		}
+	}
+	return nil
+}
+
+// markWritingLocked marks every row's key of a put part as being written
+// by this driver, or, when a put of this driver is writing it already,
+// flags the row to end NotReady without an SDK call (Mooncake would
+// answer the second put 0 and store nothing).
+func (d *Driver) markWritingLocked(op *operation, p *part) {
+	for j := range p.len() {
+		h := maphash.Bytes(d.seed, p.keys.Key(j))
+		p.hashes[j] = h
+		if _, busy := d.writing[h]; busy {
+			op.flags[p.lo+j] |= rowWriting
+			continue
+		}
+		d.writing[h] = struct{}{}
+		op.flags[p.lo+j] |= rowMarked
 	}
 }
 

@@ -5,9 +5,10 @@ import (
 )
 
 // Drain stops taking work (every later Put, Get and Register is
-// refused), ends Cancelled the rows of every part no worker took, stops
-// the worker pool and waits within ctx for the parts inside the SDK and
-// the callbacks under way. It makes no SDK call. It returns true only if
+// refused), ends Cancelled the rows of every part no worker took (and of
+// every part a call still admitting builds from now on), stops the
+// worker pool and waits within ctx for those calls, the parts inside the
+// SDK and the callbacks under way. It makes no SDK call. It returns true only if
 // then every operation's access ended and none is Unprovable; false when
 // ctx ends first (at once for a context already ended), or when an
 // operation's access is Unprovable (that never changes). No callback
@@ -35,24 +36,30 @@ func (d *Driver) Drain(ctx context.Context) bool {
 		d.callOnChange(op)
 	}
 
-	stopped := d.pool.Stop(ctx)
-	idle := d.callbacks.Wait(ctx) && d.awaitLookups(ctx)
+	// A call still building its later parts ends them Cancelled now
+	// that the driver drains; its parts queued before are in the pool.
+	admitted := d.awaitIdle(ctx, func() (int, chan struct{}) { return d.admitting, d.admitIdle })
+	stopped := admitted && d.pool.Stop(ctx)
+	idle := stopped && d.callbacks.Wait(ctx) &&
+		d.awaitIdle(ctx, func() (int, chan struct{}) { return d.lookupsInStore, d.lookupsIdle })
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.drained = stopped && idle && len(d.open) == 0 && len(d.unprovable) == 0 && d.lookupsInStore == 0
 	return d.drained
 }
 
-// awaitLookups waits within ctx until no lookup is inside the store.
-func (d *Driver) awaitLookups(ctx context.Context) bool {
+// awaitIdle waits within ctx until count, read under the driver's lock,
+// is 0: count returns a number of calls under way (lookups inside the
+// store, calls still queueing parts) and the channel closed when it next
+// drops to 0.
+func (d *Driver) awaitIdle(ctx context.Context, count func() (int, chan struct{})) bool {
 	for {
 		d.mu.Lock()
-		if d.lookupsInStore == 0 {
-			d.mu.Unlock()
+		n, idle := count()
+		d.mu.Unlock()
+		if n == 0 {
 			return true
 		}
-		idle := d.lookupsIdle
-		d.mu.Unlock()
 		select {
 		case <-idle:
 		case <-ctx.Done():

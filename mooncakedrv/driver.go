@@ -50,6 +50,10 @@ type Driver struct {
 	// to 0.
 	lookupsInStore int
 	lookupsIdle    chan struct{}
+	// admitting counts Put and Get calls that still queue parts after
+	// their first; admitIdle is closed and replaced when it drops to 0.
+	admitting int
+	admitIdle chan struct{}
 }
 
 var _ contract.Driver = (*Driver)(nil)
@@ -75,6 +79,7 @@ func New(client mooncakesdk.Client, cfg Config) (*Driver, error) {
 		writing:     make(map[uint64]struct{}),
 		seed:        maphash.MakeSeed(),
 		lookupsIdle: make(chan struct{}),
+		admitIdle:   make(chan struct{}),
 	}
 	d.pool, err = scheduler.New(cfg.Workers, d.run)
 	if err != nil {

@@ -32,6 +32,9 @@ type operation struct {
 	parts      int // parts not finished: queued or running
 	access     contract.Access
 	unprovable bool // an SDK call of a part failed as a whole or may still transfer
+	// cancelled: Cancel was called. Admission queues no part built after
+	// it; those end Cancelled, as the queued ones Cancel removes.
+	cancelled bool
 }
 
 // Poll appends one status per row to dst[:0], in batch order, with the
@@ -48,6 +51,9 @@ func (op *operation) Poll(dst []contract.RowStatus) contract.OpState {
 // which returns at once.
 func (op *operation) Cancel() {
 	d := op.d
+	d.mu.Lock()
+	op.cancelled = true // parts admission has still to queue end Cancelled instead
+	d.mu.Unlock()
 	removed := d.pool.Cancel(func(p *part) bool { return p.owner.Load() == op })
 	if len(removed) == 0 {
 		return

@@ -32,6 +32,10 @@ type part struct {
 	open   []bool               // put: the row's key was left open by this part's put
 	plan   []putRow             // put: what the part does with each row
 	hashes []uint64             // put: each row's key hash in Driver.writing
+	// refused is set when a key could not join the part's list after
+	// admission had proved it could (see buildPart): the part makes no
+	// SDK call and every row ends Fault.
+	refused error
 
 	// A subset of the rows for a second call (a put without the rows
 	// decided at once, an exists-check, a reread): sub's keys are copies
@@ -52,6 +56,7 @@ func (d *Driver) newPart(op *operation, lo, hi int) *part {
 	}
 	n := hi - lo
 	p.op, p.lo, p.hi = op, lo, hi
+	p.refused = nil
 	p.owner.Store(op)
 	p.keys.Reset()
 	p.bufs = resize(p.bufs, n)

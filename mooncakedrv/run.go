@@ -13,9 +13,14 @@ import (
 // with it Drain, cannot return before the callback).
 func (d *Driver) run(p *part) {
 	var unprovable bool
-	if p.op.dir == contract.PutDir {
+	switch {
+	case p.refused != nil:
+		d.log.Error("mooncakedrv: a key the admission had accepted was refused when its part was built; the part's rows end Fault without an SDK call",
+			"dir", p.op.dir, "rows", p.len(), "err", p.refused)
+		p.failAll()
+	case p.op.dir == contract.PutDir:
 		unprovable = d.runPut(p)
-	} else {
+	default:
 		unprovable = d.runGet(p)
 	}
 	op := p.op

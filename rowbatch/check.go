@@ -45,22 +45,34 @@ func (c *Checker) Check(b contract.RowBatch, live []contract.SlotRegion, multiSp
 		return fmt.Errorf("%w: no key maker (RowBatch.Keys is nil)", ErrBadBatch)
 	}
 	hashed := len(b.Rows) > linearRows
+	// A long batch's first repeated row, found before the rows are
+	// checked in order, in one run of the table over the whole batch.
+	repeatAt, repeatOf := len(b.Rows), -1
 	if hashed {
 		c.names = c.names[:0]
-		for _, r := range b.Rows {
-			c.names = append(c.names, r.Name)
+		for i := range b.Rows { // by index: copying each Row costs more than its name
+			c.names = append(c.names, b.Rows[i].Name)
 		}
 		c.set.reset(c.names, len(c.names))
 		defer clear(c.names) // hold no caller memory between checks
+		c.set.restart(0)
+		if j, dup := c.set.grow(len(c.names)); dup {
+			repeatAt, repeatOf = c.set.end, j
+		}
 	}
-	for i, r := range b.Rows {
+	for i := range b.Rows {
+		r := &b.Rows[i]
 		switch {
 		case len(r.Name) == 0:
 			return fmt.Errorf("%w: row %d: empty name", ErrBadBatch, i)
 		case b.Keys.KeyLen(len(r.Name)) == 0:
 			return fmt.Errorf("%w: row %d: the key maker has no key for a name of %d bytes (%x)", ErrBadBatch, i, len(r.Name), r.Name)
 		}
-		if j, dup := c.repeats(b.Rows, i, hashed); dup {
+		j, dup := repeatOf, i == repeatAt
+		if !hashed {
+			j, dup = repeated(b.Rows, i)
+		}
+		if dup {
 			return fmt.Errorf("%w: row %d (key %q): name repeats row %d", ErrBadBatch, i, b.Key(i), j)
 		}
 		switch {
@@ -82,23 +94,16 @@ func (c *Checker) Check(b contract.RowBatch, live []contract.SlotRegion, multiSp
 	return nil
 }
 
-// repeats reports the earlier row whose name row i repeats: by a scan of
-// a short batch, by the table (whose window then grows by row i) of a
-// long one. Rows are asked in order, from 0.
-func (c *Checker) repeats(rows []contract.Row, i int, hashed bool) (int, bool) {
-	if !hashed {
-		for j := range i {
-			if sameName(rows[j].Name, rows[i].Name) {
-				return j, true
-			}
+// repeated reports the earlier row whose name row i of a short batch
+// repeats, by a scan (a long batch's first repeat is found by the table
+// before the rows are checked).
+func repeated(rows []contract.Row, i int) (int, bool) {
+	for j := range i {
+		if sameName(rows[j].Name, rows[i].Name) {
+			return j, true
 		}
-		return -1, false
 	}
-	if i == 0 {
-		c.set.restart(0)
-		return -1, false
-	}
-	return c.set.repeats()
+	return -1, false
 }
 
 func inside(s contract.Span, live []contract.SlotRegion) bool {
