@@ -13,7 +13,7 @@ func tiny() Options {
 	o.Loop.Phase, o.Loop.Window, o.Loop.Item = 40*time.Millisecond, 10*time.Millisecond, 50
 	o.RowCPU = rowCPUOptions{RowBytes: 4096, Rows: 64, Submissions: 2}
 	o.Bandwidth = bandwidthOptions{RowSizes: []int64{4096, 16384}, Bytes: 64 << 10, Workers: 2, ViewRows: 4}
-	o.Pool = poolOptions{RowSizes: []int64{4096, 16384}, Bytes: 64 << 10, ViewRows: 4, Segment: 1 << 20}
+	o.Pool = poolOptions{RowSizes: []int64{4096, 16384}, Bytes: 64 << 10, ViewRows: 4, RoundtripViewRows: 4, Segment: 1 << 20}
 	o.Lookup = lookupOptions{Sizes: []int{1, 8}, Block: time.Millisecond, ObjectBytes: 64}
 	o.Redis = redisOptions{MaxMemory: 64 << 20, Beside: true, RowSizes: []int64{4096, 16384}, Bytes: 64 << 10, MinRows: 6, ViewRows: 4}
 	return o

@@ -137,6 +137,9 @@ type poolOptions struct {
 	Segment int64
 	// ViewRows is the rows of one submitted view.
 	ViewRows int
+	// RoundtripViewRows is the rows of one view of the roundtrip-shaped
+	// case: `kvshare roundtrip`'s (roundtrip.Defaults).
+	RoundtripViewRows int
 }
 
 // lookupOptions shape measurement 6.
@@ -206,7 +209,7 @@ func Defaults() Options {
 		Loop:      loopOptions{Phase: time.Second, Window: 10 * time.Millisecond, Stall: time.Millisecond, Item: 400},
 		RowCPU:    rowCPUOptions{RowBytes: 64 << 10, Rows: 1024, Submissions: 20},
 		Bandwidth: bandwidthOptions{RowSizes: rowSizes, Bytes: 128 << 20, Workers: 2, ViewRows: 64},
-		Pool:      poolOptions{RowSizes: rowSizes, Bytes: 128 << 20, Segment: 1 << 30, ViewRows: 64},
+		Pool:      poolOptions{RowSizes: rowSizes, Bytes: 128 << 20, Segment: 1 << 30, ViewRows: 64, RoundtripViewRows: 64},
 		Lookup:    lookupOptions{Sizes: []int{1, 256, 4096}, Block: 50 * time.Millisecond, ObjectBytes: 4 << 10},
 		Redis:     redisOptions{MaxMemory: 2 << 30, Beside: true, RowSizes: rowSizes, Bytes: 64 << 20, MinRows: 16, ViewRows: 64},
 	}
@@ -276,7 +279,7 @@ func (o Options) Validate() error {
 	}
 	p := o.Pool
 	check(p.StorePath == "" || p.MooncakeDir == "", "give a store config or a Mooncake folder, not both")
-	check(len(p.RowSizes) > 0 && p.ViewRows > 0 && p.Segment >= 0, "real pool settings out of range: %+v", p)
+	check(len(p.RowSizes) > 0 && p.ViewRows > 0 && p.RoundtripViewRows > 0 && p.Segment >= 0, "real pool settings out of range: %+v", p)
 	for _, rs := range p.RowSizes {
 		check(rs > 0 && p.Bytes >= rs, "real pool: row size %d must be > 0 and at most bytes per round %d", rs, p.Bytes)
 	}

@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kvshare/kvshare/tools/internal/roundtrip"
 )
 
 func TestDefaultsAndShortAreValid(t *testing.T) {
@@ -21,6 +23,7 @@ func TestDefaultsAndShortAreValid(t *testing.T) {
 	assert.Equal(t, []int{1024, 256, 64, 16}, []int{r.rows(64 << 10), r.rows(256 << 10), r.rows(1 << 20), r.rows(4 << 20)},
 		"64 MiB a direction, at least 16 rows")
 	assert.Equal(t, 16, r.rows(16<<20), "never fewer than 16 rows")
+	assert.Equal(t, roundtrip.Defaults().ViewRows, Defaults().Pool.RoundtripViewRows, "measurement 5's roundtrip-shaped views are the round trip's")
 }
 
 func TestValidateNamesWhatIsWrong(t *testing.T) {
@@ -33,6 +36,7 @@ func TestValidateNamesWhatIsWrong(t *testing.T) {
 		"bandwidth: row size":    func(o *Options) { o.Bandwidth.RowSizes = []int64{1 << 40} },
 		"not both":               func(o *Options) { o.Pool.StorePath, o.Pool.MooncakeDir = "a.toml", "/m" },
 		"real pool: row size -1": func(o *Options) { o.Pool.RowSizes = []int64{-1} },
+		"real pool settings":     func(o *Options) { o.Pool.RoundtripViewRows = 0 },
 		"lookup settings":        func(o *Options) { o.Lookup.Block = 0 },
 		"lookup: 6 names":        func(o *Options) { o.Lookup.Sizes = []int{1, 6} },
 		"lookup: 0 names":        func(o *Options) { o.Lookup.Sizes = []int{0} },

@@ -3,6 +3,7 @@ package bench
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/kvshare/kvshare/contract"
@@ -12,20 +13,36 @@ import (
 // of ViewRows, all at once, then fetches them back into the same slots,
 // then removes what it stored.
 func (r *poolRig) kvshareRound(ri int, names [][]byte) (poolRound, error) {
+	return r.viewsRound(ri, names, r.o.Pool.ViewRows, 1)
+}
+
+// roundtripRound is kvshare shaped as `kvshare roundtrip` submits: the
+// n rows of region ri in views of RoundtripViewRows, dealt in turn to
+// as many goroutines as the driver has workers (several engine requests
+// at once), each submitting its views at once and waiting for them;
+// published, then fetched back into the same slots, then removed.
+func (r *poolRig) roundtripRound(ri int, names [][]byte) (poolRound, error) {
+	return r.viewsRound(ri, names, r.o.Pool.RoundtripViewRows, r.roundtripGoroutines())
+}
+
+// viewsRound publishes the rows of region ri through kvshare in views
+// of viewRows from goroutines goroutines, then fetches them back into
+// the same slots, then removes what it stored.
+func (r *poolRig) viewsRound(ri int, names [][]byte, viewRows, goroutines int) (poolRound, error) {
 	var pr poolRound
-	vs := views(names, len(names), r.o.Pool.ViewRows, 0)
+	vs := views(names, len(names), viewRows, 0)
 	for i := range vs {
 		vs[i].Groups[0].Region = ri
 	}
 	var err error
 	start := time.Now()
-	pr.putReady, err = submitCount(r.kv, contract.PutDir, vs)
+	pr.putReady, err = submitFrom(r.kv, contract.PutDir, vs, goroutines)
 	pr.put = time.Since(start)
 	if err != nil {
-		return pr, err
+		return pr, errors.Join(err, r.remove(names))
 	}
 	start = time.Now()
-	pr.getReady, err = submitCount(r.kv, contract.GetDir, vs)
+	pr.getReady, err = submitFrom(r.kv, contract.GetDir, vs, goroutines)
 	pr.get = time.Since(start)
 	return pr, errors.Join(err, r.remove(names))
 }
@@ -35,19 +52,60 @@ func (r *poolRig) kvshareRound(ri int, names [][]byte) (poolRound, error) {
 // its exists-check) on the raw loop's goroutines, then gets; then
 // removes what it stored.
 func (r *poolRig) rawRound(ri int, rowBytes int64, names [][]byte) (poolRound, error) {
-	var pr poolRound
 	addrs := r.addrs(ri, len(names), rowBytes)
 	put := prepareFloor(contract.PutDir, r.stem, names, addrs, rowBytes, r.o.Pool.ViewRows, r.raw.RowsPerCall, r.raw.BytesPerCall)
 	get := prepareFloor(contract.GetDir, r.stem, names, addrs, rowBytes, r.o.Pool.ViewRows, r.raw.RowsPerCall, r.raw.BytesPerCall)
+	return r.floorRound(r.loop, put, get, names)
+}
+
+// largeCallRound is the large-call floor: the same rows as one view,
+// one call each way per largeRowsPerCall rows (fewer where the pool's
+// bytes_per_call caps a call), each put with its exists-check, on the
+// large-call loop (one goroutine: [poolRig.largeGoroutines]); then
+// removes what it stored.
+func (r *poolRig) largeCallRound(ri int, rowBytes int64, names [][]byte) (poolRound, error) {
+	addrs := r.addrs(ri, len(names), rowBytes)
+	per := r.largeCallRows(rowBytes)
+	put := prepareFloor(contract.PutDir, r.stem, names, addrs, rowBytes, 0, per, r.drv.BytesPerCall)
+	get := prepareFloor(contract.GetDir, r.stem, names, addrs, rowBytes, 0, per, r.drv.BytesPerCall)
+	return r.floorRound(r.large, put, get, names)
+}
+
+// floorRound runs put on loop, then get, timing each and counting its
+// Ready rows, then removes the objects stored under names.
+func (r *poolRig) floorRound(loop *floor, put, get *floorSubmission, names [][]byte) (poolRound, error) {
+	var pr poolRound
 	start := time.Now()
-	r.loop.submit(put)
+	loop.submit(put)
 	<-put.done
 	pr.put, pr.putReady = time.Since(start), int(put.ready.Load())
 	start = time.Now()
-	r.loop.submit(get)
+	loop.submit(get)
 	<-get.done
 	pr.get, pr.getReady = time.Since(start), int(get.ready.Load())
 	return pr, r.remove(names)
+}
+
+// submitFrom deals vs in turn to goroutines goroutines, each submitting
+// its views at once with [submitCount], and sums their Ready rows once
+// all have returned.
+func submitFrom(l *lender, dir contract.Direction, vs []contract.View, goroutines int) (int, error) {
+	shares := make([][]contract.View, max(1, min(goroutines, len(vs))))
+	for i, v := range vs {
+		shares[i%len(shares)] = append(shares[i%len(shares)], v)
+	}
+	ready := make([]int, len(shares))
+	errs := make([]error, len(shares))
+	var wg sync.WaitGroup
+	for g, share := range shares {
+		wg.Go(func() { ready[g], errs[g] = submitCount(l, dir, share) })
+	}
+	wg.Wait()
+	sum := 0
+	for _, n := range ready {
+		sum += n
+	}
+	return sum, errors.Join(errs...)
 }
 
 // submitCount submits every view at once and counts the Ready rows

@@ -52,6 +52,7 @@ const (
 	bandwidthTarget = 0.8  // kvshare's round trip over the copy floor's
 	publishTarget   = 0.9  // kvshare's publish over the floor's copy in
 	poolTarget95    = 0.95 // kvshare's GB/s over the raw loop's
+	poolTarget90    = 0.90 // the roundtrip-shaped case's GB/s over the large-call floor's
 	lookupTarget    = 1.10 // kvshare's time a lookup over the same store calls'
 	lookupNsTarget  = 100  // kvshare's ns a name asked, over memdrv
 	redisTarget90   = 0.90 // kvshare's MB/s over the raw pipelined loop's, over Redis
@@ -99,6 +100,9 @@ func (r *Report) judge() {
 		for _, c := range p.Cases {
 			r.Goals = append(r.Goals, newGoal(RealPool, size(c.RowBytes)+" rows: put GB/s / raw loop's", c.PutRatio, poolTarget95, false))
 			r.Goals = append(r.Goals, newGoal(RealPool, size(c.RowBytes)+" rows: get GB/s / raw loop's", c.GetRatio, poolTarget95, false))
+			large := fmt.Sprintf("large calls' (%d rows a call)", c.LargeCallRows)
+			r.Goals = append(r.Goals, newGoal(RealPool, size(c.RowBytes)+" rows: roundtrip-shaped put GB/s / "+large, c.RoundtripPutRatio, poolTarget90, false))
+			r.Goals = append(r.Goals, newGoal(RealPool, size(c.RowBytes)+" rows: roundtrip-shaped get GB/s / "+large, c.RoundtripGetRatio, poolTarget90, false))
 		}
 	}
 	if d := r.Redis; d != nil {

@@ -162,6 +162,36 @@ func writePool(w io.Writer, p *poolReport) {
 			c.RawPutGBs.Median, c.RawGetGBs.Median, sp(c.PutRatio, "%.3f"), sp(c.GetRatio, "%.3f"), c.KvshareNotReady, c.RawNotReady)
 	}
 	t.Flush()
+	writePoolShaped(w, p)
+}
+
+// writePoolShaped prints the comparison shaped for the store: kvshare
+// submitting as `kvshare roundtrip` does against the same rows in large
+// calls (the goal), per row size.
+func writePoolShaped(w io.Writer, p *poolReport) {
+	if p.RoundtripViewRows == 0 {
+		return // a report from before the case
+	}
+	fmt.Fprintf(w, "   Shaped for the store: kvshare as `kvshare roundtrip` submits (views of %d rows from %s at once) against the large-call floor:\n",
+		p.RoundtripViewRows, count(p.RoundtripGoroutines, "goroutine"))
+	fmt.Fprintf(w, "   the same rows in one call per %d rows (fewer where %s a call caps), each put with its exists-check, on %s.\n",
+		p.LargeCallRows, size(p.BytesPerCall), count(p.LargeCallGoroutines, "goroutine"))
+	t := table(w)
+	fmt.Fprintln(t, "   row\trows a call\tcalls\troundtrip-shaped put\tget\tlarge-call put\tget\tput ratio\tget ratio\tnot Ready roundtrip/large\t")
+	for _, c := range p.Cases {
+		fmt.Fprintf(t, "   %s\t%d\t%d\t%.2f GB/s\t%.2f\t%.2f\t%.2f\t%s\t%s\t%d/%d\t\n", size(c.RowBytes), c.LargeCallRows, c.LargeCalls,
+			c.RoundtripPutGBs.Median, c.RoundtripGetGBs.Median, c.LargePutGBs.Median, c.LargeGetGBs.Median,
+			sp(c.RoundtripPutRatio, "%.3f"), sp(c.RoundtripGetRatio, "%.3f"), c.RoundtripNotReady, c.LargeNotReady)
+	}
+	t.Flush()
+}
+
+// count is n and noun, plural unless n is 1.
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func writeLookup(w io.Writer, l *lookupReport) {

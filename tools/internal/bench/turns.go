@@ -13,3 +13,13 @@ func inTurn(rep int, kvshare, floor func()) {
 	floor()
 	kvshare()
 }
+
+// inRotation runs one repetition's sides in order, starting with side
+// rep mod len(sides) and wrapping around, so that each side goes first
+// in one of every len(sides) repetitions; sides i and i+len/2 (with an
+// even count) run in each order equally often.
+func inRotation(rep int, sides ...func()) {
+	for i := range sides {
+		sides[(rep+i)%len(sides)]()
+	}
+}
