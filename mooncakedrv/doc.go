@@ -6,8 +6,7 @@
 // tests, kvshare doctor and the benchmark.
 //
 // It declares Put, Get, Cancel and AbsentIsMiss; host memory only; one
-// span per row; no hints; a row cap of RowsPerCall (a longer call is
-// still taken). Every admitted call is
+// span per row; no hints; no row cap of its own. Every admitted call is
 // cut into parts of at most RowsPerCall rows and BytesPerCall bytes (a
 // single larger row goes alone), each run by a fixed pool of Workers
 // goroutines (package scheduler: gets first), one SDK call at a time. At

@@ -89,13 +89,10 @@ func New(client mooncakesdk.Client, cfg Config) (*Driver, error) {
 }
 
 // Capabilities returns what the driver declares: Put, Get, Cancel and
-// AbsentIsMiss; host memory only, one span per row, no hints; and a row
-// cap of RowsPerCall (MaxRowsPerOp), so that a backend hands a long view
-// over as calls of at most one part's rows, each as soon as it is cut,
-// rather than as one call the driver must check whole before its first
-// part can run. A longer call is still taken, and cut into parts.
+// AbsentIsMiss; host memory only, one span per row, no hints, and no row
+// cap of its own (it cuts every call into parts itself).
 func (d *Driver) Capabilities() contract.Capabilities {
-	return contract.Capabilities{Put: true, Get: true, Cancel: true, AbsentIsMiss: true, MaxRowsPerOp: d.cfg.RowsPerCall}
+	return contract.Capabilities{Put: true, Get: true, Cancel: true, AbsentIsMiss: true}
 }
 
 // Register registers one host region with the store's transfer engine
