@@ -2,10 +2,9 @@
 // and [contract.Looker] over one Redis server (7.0 or later) or a Redis
 // Cluster, through the rueidis client. [Open] reads a store file
 // ([blob] and [redis]) and connects; [New] takes a client, which the
-// driver then owns; [NewCluster] takes the client settings and seeds of
-// a cluster.
-// Subpackage redistest starts a loopback redis-server, and a proxy in
-// front of it, for tests.
+// driver then owns; [NewCluster] takes a cluster's client settings and
+// seed addresses. Subpackage redistest starts loopback servers and
+// clusters, and proxies in front of them, for tests.
 //
 // It declares Put, Get, Cancel, AbsentIsMiss and LookupInFlight; host
 // memory only; one span per row; no hints; no row cap of its own. Every
@@ -17,33 +16,22 @@
 // Verdicts:
 //
 //   - Put: SET key value NX, then STRLEN key, pipelined per row, the
-//     value read from the row's span (no copy of the whole object: it
-//     passes through the connection's write buffer). OK is Ready: a Redis value
-//     is whole the moment it exists. Nil (a value stands there already)
-//     is Ready when its length is the row's, NotReady when it vanished
-//     before STRLEN (0), Fault for another length. An out-of-memory
-//     refusal is Declined; any other error, and a connection that failed
-//     or timed out, Fault. A key a put of this driver is writing now is
-//     NotReady without a command.
-//   - Get: GET key, pipelined, the value streamed straight into the
-//     row's span. Its length is known from the reply's header before its
-//     first byte: a longer value writes nothing and is Fault; a shorter
-//     one is Fault with its head written; nil is Miss; the row's length
-//     exactly is Ready.
+//     value read from the row's span through the write buffer. OK is
+//     Ready (a Redis value is whole the moment it exists); nil is Ready
+//     when the standing value has the row's length, NotReady when it
+//     vanished (0), else Fault; OOM is Declined; other errors Fault. A
+//     key a put of this driver is writing now is NotReady unsent.
+//   - Get: GET key, pipelined, streamed into the row's span, its length
+//     known before its first byte: longer writes nothing, Fault;
+//     shorter, Fault; nil, Miss; exactly the row's length, Ready.
 //   - Lookup: EXISTS key, pipelined: 1 Present, 0 Absent; a key a put of
 //     this driver is writing is InFlight, without a command.
 //
-// On a cluster, a part's rows are grouped by the node that owns each
-// key's hash slot in the slot map the driver read last (CLUSTER SLOTS),
-// and each node's rows go as one pipeline on a connection of that
-// node's own client, the nodes' pipelines at once; the part ends when
-// every one returned. A row a node answers MOVED or ASK goes again to
-// the node named (after ASKING for ASK), at most five times, and a
-// MOVED reads the slot map again; a node that fails, or a slot no node
-// serves, has it read again at most once a second. Every row's verdict
-// is the one its final answer gives, as on one server; a row whose node
-// cannot be reached is Fault. Lookups are grouped and redirected the
-// same way.
+// On a cluster, each node's rows of a part go as one pipeline on that
+// node's own connection, the nodes at once; MOVED and ASK are followed
+// (at most five times a row), and every row's verdict is the one its
+// final answer gives. How the slot map is kept: docs/design.md ("A
+// Redis Cluster").
 //
 // Access ends when the part's round trips returned (on its worker, and
 // on a cluster on the goroutines the worker waits for): for a put, the
@@ -51,10 +39,8 @@
 // returned and reads the spans nowhere else; for a get, the spans are
 // written only inside WriteTo, which that goroutine called for every
 // reply. A timeout or a lost connection ends the access too.
-// A pipeline whose connection was closed before its first reply (a
-// pooled connection a restarted server dropped) is sent once more, on a
-// fresh connection.
-// A panic inside the client makes every row of the part Fault and the
+// A pipeline whose connection closed before its first reply is sent
+// once more, on a fresh connection. A panic inside the client makes every row of the part Fault and the
 // access Unprovable, for good: its region stays registered, Drain
 // answers false and Close is refused.
 //
@@ -67,8 +53,8 @@
 // cluster).
 //
 // The client is github.com/redis/rueidis: its DoMultiStream writes a
-// pipeline and hands each reply to a writer on the caller's goroutine, under the connection's deadline, which is what the
-// access-end evidence above rests on. Why it was chosen, the evidence in
-// its source and the tests that hold it: docs/design.md (section
-// "Redis"). How to run the Redis tier: the module's README.md.
+// pipeline and hands each reply to a writer on the caller's goroutine,
+// which the access-end evidence rests on. Why it was chosen, and the
+// evidence in its source: docs/design.md ("Redis"); the Redis tier: the
+// module's README.md.
 package redisdrv

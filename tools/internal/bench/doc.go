@@ -26,32 +26,21 @@
 //  4. Publish then fetch through the in-memory store against the same
 //     two copies made with copy. Goal: at least 0.8 of the copy floor.
 //  5. A real Mooncake pool, only when given one (--store, or
-//     --mooncake-dir to start one on loopback), against a raw loop of
-//     the same C ABI calls on the same client, cut as the driver cuts
-//     them. Goal: at least 0.95 each way. Beside it, shaped for the
-//     store, kvshare submitting as `kvshare roundtrip` does (views of 64
-//     rows, from as many goroutines as the driver has workers) against
-//     the same rows in one call per 256 rows (fewer where bytes_per_call
-//     caps a call) made one after another by a raw loop. Goal: at least
-//     0.9 each way.
+//     --mooncake-dir), against a raw loop of the same C ABI calls cut as
+//     the driver cuts them (goal: 0.95 each way); and kvshare shaped as
+//     `kvshare roundtrip` submits against one call per 256 rows (goal:
+//     0.9 each way).
 //  6. Lookup of 1, 256 and 4096 names, stop at first and every row, over
 //     memdrv, the Mooncake driver on the fake SDK and a pool when given
 //     one, against the same store calls made directly. Goal: at most
 //     1.10× the floor's time; over memdrv at most 100 ns a name.
-//  7. A Redis server or cluster, only when given one (--store with a
-//     [redis] file, or --redis-server to start one on loopback, with
-//     --redis-cluster a three-node cluster): publish then fetch of
-//     64 KiB to 4 MiB rows (about 64 MiB a direction, at least 16 rows)
-//     through a backend over the Redis driver, against the same commands
-//     pipelined by as many bare goroutines on a raw client built from the
-//     same client options (SET NX + STRLEN a row with the value straight
-//     from the slot; GET streamed into the slot), with single SET / GET
-//     calls as context; over a cluster each key on its node, the floor
-//     one pipeline a node a part, as the driver. Goal: at least 0.90
-//     each way (MB/s). With --redis-server a three-node cluster is
-//     started beside the server and kvshare measured over it in turn
-//     with one node: cluster / one node, the per-node grouping's cost,
-//     is reported, with no goal.
+//  7. A Redis server or cluster, only when given one (--store, or
+//     --redis-server, with --redis-cluster a three-node cluster): publish
+//     then fetch of 64 KiB to 4 MiB rows through the Redis driver against
+//     the same commands pipelined on a raw client of the same options
+//     (over a cluster, one pipeline a node). Goal: 0.90 each way. With
+//     --redis-server a cluster also runs beside the server: cluster /
+//     one node is reported, with no goal.
 //
 // Both sides of a comparison use the same store, objects and kind of
 // staging memory, and take turns going first. [Options.Validate] refuses

@@ -19,11 +19,9 @@
 // through the server ([CheckServer], [CheckVersion] 7.0 or later,
 // [CheckMaxMemory], [CheckEviction], [CheckPersistence]) to one row's
 // round trip through a backend: put, lookup ([CheckLookup]), get, the
-// key deleted. A Redis Cluster's file (cluster = true) reads the slot map
-// from the first seed that answers ([CheckSlotMap]: every slot served),
-// asks every node PING ([CheckNodes]) and CLUSTER INFO
-// ([CheckClusterState]), judges version, memory and persistence on every
-// node, one line a check naming any node that differs, then probes.
+// key deleted. Over a Redis Cluster the slot map ([CheckSlotMap]), every
+// node ([CheckNodes]) and the cluster's state ([CheckClusterState]) are
+// checked too, and the server checks judge every node.
 //
 // It promises:
 //
@@ -55,11 +53,8 @@
 //     still touch is kept with its client. Over Redis the probe's key is
 //     deleted whatever the put answered.
 //   - It never panics on a bad store. Network waits are bounded by
-//     [Options.Wait] ([DefaultWait]); the Mooncake probe's SDK calls take
-//     no deadline (the C ABI has none).
+//     [Options.Wait]; the Mooncake probe's SDK calls have no deadline.
 //
-// What each check looks at and prints is in the tools module's
-// README.md; why it checks as it does is in docs/design.md (sections
-// "The kvshare command (tools)" and "What a Mooncake peer can do
-// (security)").
+// What each check prints: the tools module's README.md; why: docs/design.md
+// ("The kvshare command (tools)", "What a Mooncake peer can do").
 package doctor

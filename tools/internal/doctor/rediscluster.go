@@ -109,7 +109,7 @@ func runRedisCluster(ctx context.Context, opts Options, r *run, sc redisdrv.Stor
 	return r.Report
 }
 
-// readSlotMap asks the seeds in turn, each through a client of its own,
+// readSlotMap asks each seed address in turn, each through a client of its own,
 // for the slot map (CLUSTER SLOTS) and judges the first answer: every
 // slot must be served, or the first range none serves is named. The map
 // is nil when no seed answered.
@@ -157,7 +157,7 @@ func judgeSlotMap(m slotmap.Map, seed string, missed []string) Finding {
 	}
 	f := ok(CheckSlotMap, "CLUSTER SLOTS from %s: all %d slots served, by %d nodes", seed, slotmap.Slots, len(m.Addrs))
 	if len(missed) > 0 {
-		f = warn(CheckSlotMap, "%s; the seeds asked before it did not answer:\n%s", f.Detail, strings.Join(missed, "\n"))
+		f = warn(CheckSlotMap, "%s; the seed addresses asked before it did not answer:\n%s", f.Detail, strings.Join(missed, "\n"))
 	}
 	return f
 }

@@ -65,7 +65,7 @@ func TestSlotMapJudgement(t *testing.T) {
 
 	f = judgeSlotMap(whole, "b:2", []string{"c:3: connecting: refused"})
 	assert.Equal(t, Warn, f.Verdict, "a seed that did not answer")
-	assert.Contains(t, f.Detail, "the seeds asked before it did not answer:\nc:3: connecting: refused")
+	assert.Contains(t, f.Detail, "the seed addresses asked before it did not answer:\nc:3: connecting: refused")
 
 	holed, err := slotmap.Of([]slotmap.Range{{Lo: 0, Hi: 5460, Addr: "a:1"}, {Lo: 10923, Hi: 16382, Addr: "c:3"}})
 	require.NoError(t, err)
