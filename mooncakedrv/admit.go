@@ -179,6 +179,7 @@ func (d *Driver) buildPart(op *operation, bd partSpan) *part {
 			p.refused = fmt.Errorf("row %d: %w", bd.lo+j, err)
 		}
 		p.bufs[j], p.sizes[j] = s.Addr, uint64(s.Len)
+		p.bytes += s.Len
 	}
 	return p
 }

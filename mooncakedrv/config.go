@@ -23,6 +23,23 @@ type Config struct {
 	// mooncakesdk.DefaultBytesPerCall (128 MiB). A row larger than the
 	// cap still goes, alone.
 	BytesPerCall int64
+	// CallPerPart makes every part an SDK call of its own. By default,
+	// while the workers are busy, a worker that takes a part also takes
+	// the queued parts of the same direction that fit in its call
+	// (RowsPerCall rows, BytesPerCall bytes, no key twice), and one SDK
+	// call moves them all: fewer, larger calls, at the price that a call
+	// failing as a whole, or a -800 in it, makes every operation with a
+	// row in it Unprovable, and a part taken into a call can no longer be
+	// cancelled ([Stats].CallsShared counts such calls).
+	CallPerPart bool
+	// CallsInFlight, when above 0, is the most workers of one direction
+	// inside the store at once (each makes its calls one after another):
+	// while that many run, the parts of that direction queue, and join
+	// the next call up to its caps. The Mooncake library's default build
+	// waits for a transfer by spinning a core, so a call beside a full
+	// one costs a core and moves little more. 0 means no bound beyond
+	// Workers (a store file's calls_in_flight defaults to 1).
+	CallsInFlight int
 	// Logger receives the driver's warnings (faulted rows and the codes
 	// the store answered, unprovable access, panics recovered around the
 	// SDK); nil means slog.Default().
@@ -32,7 +49,7 @@ type Config struct {
 // ConfigFrom returns the driver settings of a store config's [mooncake]
 // section.
 func ConfigFrom(m mooncakesdk.MooncakeConfig) Config {
-	return Config{Workers: m.Workers, RowsPerCall: m.RowsPerCall, BytesPerCall: m.BytesPerCall}
+	return Config{Workers: m.Workers, RowsPerCall: m.RowsPerCall, BytesPerCall: m.BytesPerCall, CallsInFlight: m.CallsInFlight}
 }
 
 // withDefaults fills in the defaults and checks the rest.
@@ -44,6 +61,8 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("%w: RowsPerCall is %d, want >= 0 (0 = %d)", ErrConfig, c.RowsPerCall, mooncakesdk.DefaultRowsPerCall)
 	case c.BytesPerCall < 0:
 		return c, fmt.Errorf("%w: BytesPerCall is %d, want >= 0 (0 = %d)", ErrConfig, c.BytesPerCall, mooncakesdk.DefaultBytesPerCall)
+	case c.CallsInFlight < 0:
+		return c, fmt.Errorf("%w: CallsInFlight is %d, want >= 0 (0 = no bound)", ErrConfig, c.CallsInFlight)
 	}
 	if c.Workers == 0 {
 		c.Workers = mooncakesdk.DefaultWorkers

@@ -139,8 +139,11 @@ const suiteSlotBytes = 4096
 
 func TestConformanceOverTheFake(t *testing.T) {
 	for name, cfg := range map[string]Config{
-		"defaults":          {},
-		"one worker":        {Workers: 1},
+		"defaults":   {},
+		"one worker": {Workers: 1},
+		// Parts queued behind a busy worker share its calls by default;
+		// here each makes its own.
+		"a call a part":     {Workers: 1, CallPerPart: true},
 		"parts of two rows": {RowsPerCall: 2, BytesPerCall: 3 * suiteSlotBytes},
 		// Every row a call of its own: held-sibling fails one row while
 		// the call of the other is held.
@@ -152,7 +155,9 @@ func TestConformanceOverTheFake(t *testing.T) {
 	}
 	// The checks that need the suite to wait out its Wait (a second put
 	// while the first is held, late callbacks and writes).
-	t.Run("thorough", func(t *testing.T) {
-		conformance.Run(t, conformance.Harness{New: fakeSubject(Config{}), SlotBytes: suiteSlotBytes, Thorough: true, Wait: time.Second})
-	})
+	for name, cfg := range map[string]Config{"thorough": {}, "thorough, a call in flight": {CallsInFlight: 1}} {
+		t.Run(name, func(t *testing.T) {
+			conformance.Run(t, conformance.Harness{New: fakeSubject(cfg), SlotBytes: suiteSlotBytes, Thorough: true, Wait: time.Second})
+		})
+	}
 }

@@ -81,7 +81,7 @@ func New(client mooncakesdk.Client, cfg Config) (*Driver, error) {
 		lookupsIdle: make(chan struct{}),
 		admitIdle:   make(chan struct{}),
 	}
-	d.pool, err = scheduler.New(cfg.Workers, d.run)
+	d.pool, err = scheduler.NewGrouped(cfg.Workers, d.grouping(), d.run)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}

@@ -20,9 +20,9 @@ import (
 func TestEveryStatusReachesTheOutcomeOverTheFake(t *testing.T) {
 	const rows = 6
 	store := fakesdk.New(fakesdk.Options{Capacity: 3 * slotBytes})
-	// One worker: the rows after the faulted one wait in its queue, so
-	// the fetch's stop cancels them before they run.
-	d, err := New(store.Client(), Config{Workers: 1, Logger: slog.New(slog.DiscardHandler)})
+	// One worker, a call a part: the rows after the faulted one wait in
+	// its queue, so the fetch's stop cancels them before they run.
+	d, err := New(store.Client(), Config{Workers: 1, CallPerPart: true, Logger: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
 	mem := newMemory(t, rows, slotBytes)
 	h := &hold{}

@@ -37,15 +37,22 @@ type part struct {
 	// SDK call and every row ends Fault.
 	refused error
 
-	// A subset of the rows for a second call (a put without the rows
-	// decided at once, an exists-check, a reread): sub's keys are copies
-	// of keys', subRows their part rows.
-	sub      mooncakesdk.KeyList
-	subRows  []int
-	subBufs  []uintptr
-	subSizes []uint64
-	subCodes []int64
-	subExist []int32
+	bytes      int64 // the rows' bytes
+	unprovable bool  // a call the part had rows in leaves its access unprovable
+	inCall     bool  // the part has a row in the call being made (see gather)
+	tainted    bool  // an answer for one of its rows in that call left a transfer unprovable
+	// shared: the part had rows in a call with another part's;
+	// unprovableShared: such a call made its access unprovable though
+	// none of its own rows' answers did.
+	shared, unprovableShared bool
+
+	// When the part heads a group (see group.go): the group's tally while
+	// the pool joins parts to it, the hashes of its keys, and the
+	// arguments of the calls that gather rows.
+	groupRows  int
+	groupBytes int64
+	seen       map[uint64]struct{}
+	gathered   gatheredArgs
 }
 
 // newPart takes a part from the pool for rows [lo, hi) of op.
@@ -57,6 +64,7 @@ func (d *Driver) newPart(op *operation, lo, hi int) *part {
 	n := hi - lo
 	p.op, p.lo, p.hi = op, lo, hi
 	p.refused = nil
+	p.bytes, p.unprovable, p.shared, p.unprovableShared = 0, false, false, false
 	p.owner.Store(op)
 	p.keys.Reset()
 	p.bufs = resize(p.bufs, n)
@@ -83,30 +91,6 @@ func (d *Driver) releasePart(p *part) {
 
 // len returns the number of rows of the part.
 func (p *part) len() int { return p.hi - p.lo }
-
-// selectRows fills the sub-call's arguments with the part rows for which
-// keep is true, copying their keys (which crossed into the part's list
-// at admission, so they copy without fault); it returns how many it
-// kept.
-func (p *part) selectRows(keep func(j int) bool) int {
-	p.sub.Reset()
-	p.subRows = p.subRows[:0]
-	p.subBufs = p.subBufs[:0]
-	p.subSizes = p.subSizes[:0]
-	for j := range p.len() {
-		if !keep(j) {
-			continue
-		}
-		_ = p.sub.Add(append(p.sub.Tail(), p.keys.Key(j)...))
-		p.subRows = append(p.subRows, j)
-		p.subBufs = append(p.subBufs, p.bufs[j])
-		p.subSizes = append(p.subSizes, p.sizes[j])
-	}
-	n := len(p.subRows)
-	p.subCodes = resize(p.subCodes, n)
-	p.subExist = resize(p.subExist, n)
-	return n
-}
 
 // resize returns s with length n, reusing its array when it can.
 func resize[T any](s []T, n int) []T {

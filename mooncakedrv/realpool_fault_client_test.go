@@ -31,6 +31,7 @@ type sdkSpan struct {
 	kind          sdkKind
 	began, ended  time.Time // ended is zero while the call is inside
 	keys, failing int       // keys in the call; keys that answered an error or a negative code
+	names         []string  // the keys, in call order
 }
 
 // recordingClient is a real client of a pool with every batch call the
@@ -55,6 +56,9 @@ func newRecordingClient(c mooncakesdk.Client) *recordingClient {
 // enter records a call of kind over keys entering the SDK.
 func (c *recordingClient) enter(kind sdkKind, keys *mooncakesdk.KeyList) *sdkSpan {
 	s := &sdkSpan{kind: kind, began: time.Now(), keys: keys.Len()}
+	for i := range keys.Len() {
+		s.names = append(s.names, string(keys.Key(i)))
+	}
 	c.mu.Lock()
 	c.spans = append(c.spans, s)
 	c.mu.Unlock()
@@ -102,6 +106,18 @@ func (c *recordingClient) BatchIsExistList(keys *mooncakesdk.KeyList, results []
 	err := c.Client.BatchIsExistList(keys, results)
 	c.leave(s, keys, err, func(i int) int64 { return int64(results[i]) })
 	return err
+}
+
+// callsMade returns the keys of each call so far, in the order the
+// calls entered the SDK, each as kind then keys.
+func (c *recordingClient) callsMade() []sdkSpan {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]sdkSpan, len(c.spans))
+	for i, s := range c.spans {
+		out[i] = *s
+	}
+	return out
 }
 
 // answersOf returns a copy of key's answers so far.

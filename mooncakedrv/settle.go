@@ -11,7 +11,7 @@ import (
 // finish records a part's verdicts, once every SDK call of it returned:
 // the rows' statuses, the keys it left open, the writing marks it ends,
 // and whether its access is unprovable; then it gives the part back.
-func (d *Driver) finish(p *part, unprovable bool) {
+func (d *Driver) finish(p *part) {
 	op := p.op
 	d.mu.Lock()
 	for j, st := range p.status {
@@ -35,9 +35,15 @@ func (d *Driver) finish(p *part, unprovable bool) {
 	}
 	op.pending -= p.len()
 	op.parts--
-	op.unprovable = op.unprovable || unprovable
+	op.unprovable = op.unprovable || p.unprovable
 	op.endAccessLocked()
 	d.stats.Parts++
+	if p.shared {
+		d.stats.PartsShared++
+	}
+	if p.unprovableShared {
+		d.stats.PartsUnprovableShared++
+	}
 	d.mu.Unlock()
 	d.releasePart(p)
 }
@@ -81,10 +87,13 @@ func (d *Driver) callOnChange(op *operation) {
 	}
 }
 
-// count adds calls SDK calls to the stats, and a recovered panic.
-func (d *Driver) count(calls int, panicked any) {
+// count adds an SDK call to the stats, and a recovered panic.
+func (d *Driver) count(c *batchCall, panicked any) {
 	d.mu.Lock()
-	d.stats.Calls += int64(calls)
+	d.stats.Calls++
+	if c.shared {
+		d.stats.CallsShared++
+	}
 	if panicked != nil {
 		d.stats.Panics++
 	}
@@ -92,14 +101,15 @@ func (d *Driver) count(calls int, panicked any) {
 }
 
 // logCallFailure logs an SDK call that failed as a whole.
-func (d *Driver) logCallFailure(p *part, fn string, err error, panicked any) {
+func (d *Driver) logCallFailure(c *batchCall, fn string, err error, panicked any) {
 	_, unprovable := callFailure(err, panicked)
 	what := fmt.Sprint(err)
 	if panicked != nil {
 		what = fmt.Sprintf("panic: %v", panicked)
 	}
-	d.log.Warn("mooncakedrv: an SDK call failed as a whole; every row of its part ends Fault",
-		"call", fn, "dir", p.op.dir, "rows", p.len(), "failure", what, "access unprovable", unprovable)
+	p, _ := c.row(0)
+	d.log.Warn("mooncakedrv: an SDK call failed as a whole; every row of each part in it ends Fault",
+		"call", fn, "dir", p.op.dir, "rows", c.len(), "shared", c.shared, "failure", what, "access unprovable", unprovable)
 }
 
 // logFaults logs, once per part, how many rows ended Fault and the

@@ -25,6 +25,13 @@ type Stats struct {
 	// part makes two: put-from and its exists-check); Panics the panics
 	// recovered around the SDK.
 	Parts, Calls, Panics int64
+	// CallsShared counts SDK calls that carried rows of more than one
+	// part (parts the worker pool joined while the workers were busy);
+	// PartsShared the parts that had rows in such a call;
+	// PartsUnprovableShared those whose access a shared call made
+	// Unprovable though no answer for their own rows did (the call failed
+	// as a whole, or another part's row answered -800).
+	CallsShared, PartsShared, PartsUnprovableShared int64
 	// KeysWriting is the number of keys a put of this driver is writing
 	// now.
 	KeysWriting int64

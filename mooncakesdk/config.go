@@ -13,6 +13,9 @@ const (
 	DefaultWorkers      = 4
 	DefaultRowsPerCall  = 256
 	DefaultBytesPerCall = 128 << 20
+	// DefaultCallsInFlight: one call of each direction inside the store
+	// at once.
+	DefaultCallsInFlight = 1
 )
 
 // StoreConfig is one store config file: the blob backend's settings and
@@ -70,6 +73,10 @@ type MooncakeConfig struct {
 	// BytesPerCall (bytes_per_call) caps the bytes of one SDK call
 	// (default 128 MiB).
 	BytesPerCall int64
+	// CallsInFlight (calls_in_flight) is the most calls of one direction
+	// the driver has inside the store at once (default 1; 0 means no
+	// bound beyond Workers).
+	CallsInFlight int
 }
 
 // LoadStoreConfig reads and checks the store config file at path. Every

@@ -65,6 +65,7 @@ func (c StoreConfig) check() storeconfig.Findings {
 	inRange("mooncake", "workers", int64(m.Workers), 1, MaxWorkers)
 	inRange("mooncake", "rows_per_call", int64(m.RowsPerCall), 1, MaxRowsPerCall)
 	inRange("mooncake", "bytes_per_call", m.BytesPerCall, 1, MaxBytesPerCall)
+	inRange("mooncake", "calls_in_flight", int64(m.CallsInFlight), 0, MaxWorkers)
 	return findings
 }
 

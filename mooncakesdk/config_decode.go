@@ -9,7 +9,7 @@ import (
 // The [mooncake] section's keys, exactly as a file spells them.
 var sections = map[string][]string{
 	"mooncake": {"library", "sdk_sha256", "master", "metadata_server", "protocol", "devices",
-		"local_hostname", "global_segment_size", "local_buffer_size", "workers", "rows_per_call", "bytes_per_call"},
+		"local_hostname", "global_segment_size", "local_buffer_size", "workers", "rows_per_call", "bytes_per_call", "calls_in_flight"},
 }
 
 // decodeStoreConfig decodes a parsed file into a StoreConfig (defaults
@@ -22,6 +22,7 @@ func decodeStoreConfig(file string, f *tomlfile.File) (StoreConfig, error) {
 	m.Workers = DefaultWorkers
 	m.RowsPerCall = DefaultRowsPerCall
 	m.BytesPerCall = DefaultBytesPerCall
+	m.CallsInFlight = DefaultCallsInFlight
 
 	cfg.Blob = f.Blob()
 	if s := f.Section("mooncake"); s != nil {
@@ -44,6 +45,7 @@ func decodeStoreConfig(file string, f *tomlfile.File) (StoreConfig, error) {
 		m.Workers = int(s.Int("workers", int64(m.Workers)))
 		m.RowsPerCall = int(s.Int("rows_per_call", int64(m.RowsPerCall)))
 		m.BytesPerCall = s.Int("bytes_per_call", m.BytesPerCall)
+		m.CallsInFlight = int(s.Int("calls_in_flight", int64(m.CallsInFlight)))
 	}
 	if f.Parsed() { // check the values decoded, those refused aside
 		for _, e := range cfg.check() {

@@ -38,6 +38,7 @@ func TestLoadStoreConfigReadsTheExample(t *testing.T) {
 		Workers:           4,
 		RowsPerCall:       256,
 		BytesPerCall:      128 << 20,
+		CallsInFlight:     1,
 	}, cfg.Mooncake)
 	assert.NoError(t, cfg.Validate())
 }
@@ -52,6 +53,7 @@ func TestParseStoreConfigDefaults(t *testing.T) {
 	assert.Equal(t, DefaultWorkers, m.Workers)
 	assert.Equal(t, DefaultRowsPerCall, m.RowsPerCall)
 	assert.Equal(t, int64(DefaultBytesPerCall), m.BytesPerCall)
+	assert.Equal(t, DefaultCallsInFlight, m.CallsInFlight)
 	assert.Empty(t, m.Library)
 	assert.Empty(t, m.SDKSHA256)
 	assert.Empty(t, m.DeviceName())
@@ -76,6 +78,7 @@ local_buffer_size = 0
 workers = 2
 rows_per_call = 32
 bytes_per_call = 8388608
+calls_in_flight = 0
 `))
 	require.NoError(t, err)
 	assert.Equal(t, BlobConfig{KeyPrefix: "p", RowsPerCall: 64, BytesPerCall: 1 << 20}, cfg.Blob)
@@ -91,6 +94,7 @@ bytes_per_call = 8388608
 		Workers:           2,
 		RowsPerCall:       32,
 		BytesPerCall:      8 << 20,
+		CallsInFlight:     0,
 	}, cfg.Mooncake)
 	assert.Equal(t, "mlx5_0,mlx5_1", cfg.Mooncake.DeviceName())
 }
@@ -134,6 +138,8 @@ func TestParseStoreConfigRefuses(t *testing.T) {
 		{"workers zero", goodMooncake + "workers = 0\n", "mooncake", "workers", "between 1 and 1024, got 0"},
 		{"workers too many", goodMooncake + "workers = 5000\n", "mooncake", "workers", "between 1 and 1024, got 5000"},
 		{"rows per call zero", goodMooncake + "rows_per_call = 0\n", "mooncake", "rows_per_call", "between 1 and 65536"},
+		{"calls in flight negative", goodMooncake + "calls_in_flight = -1\n", "mooncake", "calls_in_flight", "between 0 and 1024, got -1"},
+		{"calls in flight not an integer", goodMooncake + "calls_in_flight = \"one\"\n", "mooncake", "calls_in_flight", "wants an integer"},
 		{"bytes per call too big", goodMooncake + "bytes_per_call = 2199023255552\n", "mooncake", "bytes_per_call", "between 1 and 1099511627776"},
 		{"negative segment", goodMooncake + "global_segment_size = -1\n", "mooncake", "global_segment_size", "must not be negative"},
 		{"negative blob rows", "[blob]\nrows_per_call = -5\n" + goodMooncake, "blob", "rows_per_call", "must be between 0 and 65536, got -5"},

@@ -25,10 +25,21 @@ type dispatch[P any] struct {
 	// moment when a put could have been taken instead. It returns to zero
 	// when a put is taken or no put is left queued.
 	passed int
+
+	// limit (0: none) is the most groups of one kind running at once;
+	// groups counts them by kind.
+	limit  int
+	groups [2]int
 }
 
-func newDispatch[P any](workers int) dispatch[P] {
-	return dispatch[P]{putLimit: putLimit(workers)}
+func newDispatch[P any](workers, limit int) dispatch[P] {
+	return dispatch[P]{putLimit: putLimit(workers), limit: limit}
+}
+
+// mayStart reports whether a queued part of kind k, in q, may head a
+// group now: one is queued and the limit lets another group of k run.
+func (d *dispatch[P]) mayStart(k Kind, q *fifo[P]) bool {
+	return q.len() > 0 && (d.limit == 0 || d.groups[k-1] < d.limit)
 }
 
 // add queues p as a part of kind k.
@@ -47,36 +58,61 @@ func (d *dispatch[P]) add(k Kind, p P) {
 // and no put is queued or puts already run on putLimit workers.
 //
 // The rule, in order:
-//  1. A put that may start (puts run on fewer than putLimit workers) is
-//     taken when getsAhead gets have passed it, or when no get is queued.
-//  2. Otherwise the oldest get is taken; if a put could have started
-//     instead, that get counts as having passed it.
+//  1. A put that may start (puts run on fewer than putLimit workers, and
+//     the group limit lets it) is taken when getsAhead gets have passed
+//     it, or when no get may start.
+//  2. Otherwise the oldest get is taken if the group limit lets it; if a
+//     put could have started instead, that get counts as having passed
+//     it.
 //  3. Otherwise nothing is taken.
 func (d *dispatch[P]) take() (Kind, P, bool) {
-	putMayStart := d.puts.len() > 0 && d.putsRunning < d.putLimit
+	putMayStart := d.putsRunning < d.putLimit && d.mayStart(Put, &d.puts)
+	getMayStart := d.mayStart(Get, &d.gets)
 	switch {
-	case putMayStart && (d.passed >= getsAhead || d.gets.len() == 0):
+	case putMayStart && (d.passed >= getsAhead || !getMayStart):
 		d.passed = 0
 		d.putsRunning++
 		d.running++
+		d.groups[Put-1]++
 		return Put, d.puts.pop().part, true
-	case d.gets.len() > 0:
+	case getMayStart:
 		if putMayStart {
 			d.passed++
 		}
 		d.running++
+		d.groups[Get-1]++
 		return Get, d.gets.pop().part, true
 	}
 	var zero P
 	return 0, zero, false
 }
 
-// done records that a part of kind k, taken by take, has returned.
-func (d *dispatch[P]) done(k Kind) {
-	d.running--
+// takeJoining appends to group, oldest first, the queued parts of kind k
+// that join accepts, up to its first refusal, and counts them as
+// running. The worker that took group's head runs them with it: the put
+// limit, which counts workers, is not touched.
+func (d *dispatch[P]) takeJoining(k Kind, group []P, join func([]P, P) bool) []P {
+	q := &d.gets
+	if k == Put {
+		q = &d.puts
+	}
+	for q.len() > 0 && join(group, q.live()[0].part) {
+		group = append(group, q.pop().part)
+		d.running++
+	}
+	return group
+}
+
+// done records that a group of n parts of kind k, taken by take and
+// takeJoining, has returned. It reports whether a part the limit held
+// back may now start.
+func (d *dispatch[P]) done(k Kind, n int) bool {
+	d.running -= n
+	d.groups[k-1]--
 	if k == Put {
 		d.putsRunning--
 	}
+	return d.limit > 0 && d.queued() > 0
 }
 
 // queued returns the number of parts waiting to be taken.

@@ -98,7 +98,7 @@ func checkDispatch(t *testing.T, ops []byte) {
 	}
 	workers := 1 + int(ops[0]%5)
 	ops = ops[1:]
-	d := newDispatch[int](workers)
+	d := newDispatch[int](workers, 0)
 	m := &model{workers: workers, limit: max(1, workers-1), taken: map[int]int{}}
 	next := 0
 	for i := 0; i < len(ops); i++ {
@@ -122,7 +122,7 @@ func checkDispatch(t *testing.T, ops []byte) {
 					i++
 					j = int(ops[i]) % len(m.running)
 				}
-				d.done(m.running[j].kind)
+				d.done(m.running[j].kind, 1)
 				m.running = slices.Delete(m.running, j, j+1)
 			}
 		case 4:
@@ -157,7 +157,7 @@ func checkDispatch(t *testing.T, ops []byte) {
 	// queues empty and every part was taken or cancelled once.
 	for len(m.running) > 0 || d.queued() > 0 {
 		for _, r := range m.running {
-			d.done(r.kind)
+			d.done(r.kind, 1)
 		}
 		m.running = m.running[:0]
 		for len(m.running) < workers && m.take(t, &d) {

@@ -15,7 +15,8 @@ import (
 // Every method is safe to call from any goroutine, including from inside
 // run. A Pool must be made by New.
 type Pool[P any] struct {
-	run     func(P)
+	run     func(group []P)
+	join    func(group []P, next P) bool // nil: every part runs alone
 	workers int
 
 	mu      sync.Mutex
@@ -34,16 +35,65 @@ type Pool[P any] struct {
 // New returns an error wrapping [ErrInvalid], and starts nothing, when
 // workers is below one or run is nil.
 func New[P any](workers int, run func(P)) (*Pool[P], error) {
-	if workers < 1 {
-		return nil, fmt.Errorf("%w: workers is %d, want at least 1", ErrInvalid, workers)
-	}
 	if run == nil {
 		return nil, fmt.Errorf("%w: run is nil", ErrInvalid)
 	}
+	return start(workers, Grouping[P]{}, func(group []P) { run(group[0]) })
+}
+
+// Grouping is how the workers of a pool made by [NewGrouped] take parts
+// in groups.
+type Grouping[P any] struct {
+	// Join says which queued parts join the part a worker takes (the
+	// group's head): it is asked about the queued parts of the head's
+	// kind in order, each with the group so far (the head first); a true
+	// answer adds next to the group, and the first false answer ends it,
+	// so Join may keep a tally of what it accepted. Required.
+	Join func(group []P, next P) bool
+	// Limit, when above 0, is the most groups of one kind running at
+	// once (the put limit still applies to puts): while Limit groups of a
+	// kind run, its queued parts wait, and join the next group. A kind so
+	// held back has, for the order rule, nothing that may start.
+	Limit int
+}
+
+// NewGrouped starts a pool whose workers run parts in groups: a worker
+// that takes a part (by the order New's pool keeps) also takes, oldest
+// first, the queued parts of the same kind that g.Join accepts, and
+// hands them all to one call of run, the part it took first at the
+// group's head. A driver uses it to make one store call over the rows of
+// several small parts while the workers are busy; with a worker free for
+// every part, each runs alone.
+//
+// Join is called with the pool's lock held, so they must be
+// quick and must not call the pool's methods. A group counts as one part
+// in the order rule: the gets it holds pass a waiting put once. Its parts
+// count in Running until run returns. The group slice is the pool's: run
+// must not keep it.
+//
+// NewGrouped refuses what New refuses, a nil Join, and a negative Limit.
+func NewGrouped[P any](workers int, g Grouping[P], run func(group []P)) (*Pool[P], error) {
+	switch {
+	case run == nil:
+		return nil, fmt.Errorf("%w: run is nil", ErrInvalid)
+	case g.Join == nil:
+		return nil, fmt.Errorf("%w: join is nil", ErrInvalid)
+	case g.Limit < 0:
+		return nil, fmt.Errorf("%w: limit is %d, want 0 (none) or more", ErrInvalid, g.Limit)
+	}
+	return start(workers, g, run)
+}
+
+// start makes the pool and its goroutines.
+func start[P any](workers int, g Grouping[P], run func([]P)) (*Pool[P], error) {
+	if workers < 1 {
+		return nil, fmt.Errorf("%w: workers is %d, want at least 1", ErrInvalid, workers)
+	}
 	pool := &Pool[P]{
 		run:     run,
+		join:    g.Join,
 		workers: workers,
-		order:   newDispatch[P](workers),
+		order:   newDispatch[P](workers, g.Limit),
 		alive:   workers,
 		exited:  make(chan struct{}),
 	}
@@ -190,10 +240,12 @@ func (pool *Pool[P]) Running() int {
 // with.
 func (pool *Pool[P]) Workers() int { return pool.workers }
 
-// work is one worker goroutine: take a part, run it without the lock,
-// repeat until Stop. A panic in run is not recovered here; it ends the
-// program like any unrecovered panic, with the lock not held.
+// work is one worker goroutine: take a part (and the parts that join
+// it), run them without the lock, repeat until Stop. A panic in run is
+// not recovered here; it ends the program like any unrecovered panic,
+// with the lock not held.
 func (pool *Pool[P]) work() {
+	var group []P // the worker's own, reused from group to group
 	pool.mu.Lock()
 	for !pool.stopped {
 		var k Kind
@@ -206,10 +258,18 @@ func (pool *Pool[P]) work() {
 			pool.wake.Wait()
 			continue
 		}
+		group = append(group[:0], p)
+		if pool.join != nil {
+			group = pool.order.takeJoining(k, group, pool.join)
+		}
 		pool.mu.Unlock()
-		pool.run(p)
+		pool.run(group)
+		n := len(group)
+		clear(group) // let the parts be collected
 		pool.mu.Lock()
-		pool.order.done(k)
+		if pool.order.done(k, n) {
+			pool.wake.Signal() // a part the limit held back may start
+		}
 	}
 	pool.alive--
 	if pool.alive == 0 {

@@ -35,7 +35,8 @@ type poolRig struct {
 func newPoolRig(o Options, target *poolTarget) (*poolRig, error) {
 	r := &poolRig{o: o, target: target}
 	m := target.config.Mooncake
-	r.drv = mooncakedrv.Config{Workers: m.Workers, RowsPerCall: m.RowsPerCall, BytesPerCall: m.BytesPerCall, Logger: slog.New(slog.DiscardHandler)}
+	r.drv = mooncakedrv.ConfigFrom(m)
+	r.drv.Logger = slog.New(slog.DiscardHandler)
 	if r.drv.Workers == 0 {
 		r.drv.Workers = mooncakesdk.DefaultWorkers
 	}

@@ -20,6 +20,7 @@ type poolReport struct {
 	Workers       int    `json:"workers,omitempty"`
 	RowsPerCall   int    `json:"rows_per_call,omitempty"`
 	BytesPerCall  int64  `json:"bytes_per_call,omitempty"`
+	CallsInFlight int    `json:"calls_in_flight,omitempty"`
 	WarmBytes     int64  `json:"warm_bytes,omitempty"`
 	// RoundtripViewRows and RoundtripGoroutines shape the
 	// roundtrip-shaped case: views of that many rows, submitted from that
@@ -102,7 +103,7 @@ func measureRealPool(ctx context.Context, o Options, target *poolTarget, step fu
 	}
 	rep := &poolReport{
 		Pool: target.describe, KeyPrefix: r.prefix, BytesPerRound: o.Pool.Bytes, Workers: r.drv.Workers,
-		RowsPerCall: r.drv.RowsPerCall, BytesPerCall: r.drv.BytesPerCall,
+		RowsPerCall: r.drv.RowsPerCall, BytesPerCall: r.drv.BytesPerCall, CallsInFlight: r.drv.CallsInFlight,
 		RoundtripViewRows: o.Pool.RoundtripViewRows, RoundtripGoroutines: r.roundtripGoroutines(),
 		LargeCallRows: largeRowsPerCall, LargeCallGoroutines: r.largeGoroutines(),
 	}

@@ -86,8 +86,9 @@ func TestRealPoolCountsOnlyReadyRows(t *testing.T) {
 
 // The large-call floor makes one call each way per 256 rows (a put call
 // and its exists-check), fewer rows where bytes_per_call caps a call;
-// the roundtrip-shaped case, like the same-shape floor, one per view of
-// 64 rows.
+// the roundtrip-shaped case at most one per view of 64 rows (views
+// queued behind busy workers share a call), never fewer than the
+// large-call floor.
 func TestRealPoolLargeCallsAndRoundtripShapedViews(t *testing.T) {
 	for _, tc := range []struct {
 		name         string
@@ -126,7 +127,9 @@ func TestRealPoolLargeCallsAndRoundtripShapedViews(t *testing.T) {
 			require.NoError(t, err)
 			after = store.Calls()
 			assert.Equal(t, 2*rows, pr.putReady+pr.getReady)
-			assert.Equal(t, (rows+63)/64, after.Get-before.Get, "one call a view of 64 rows")
+			views := (rows + 63) / 64
+			assert.LessOrEqual(t, after.Get-before.Get, views, "at most one call a view of 64 rows")
+			assert.GreaterOrEqual(t, after.Get-before.Get, calls, "no call past the caps")
 			assert.Zero(t, store.Used(), "every object removed after its round")
 		})
 	}

@@ -153,8 +153,8 @@ func writePool(w io.Writer, p *poolReport) {
 		return
 	}
 	fmt.Fprintf(w, "\n5. Real pool: %s; keys under %s/v1/…\n", p.Pool, p.KeyPrefix)
-	fmt.Fprintf(w, "   %d workers, %d rows and %s a call, %s each way a round; segment warmed with %s first; only Ready rows count.\n",
-		p.Workers, p.RowsPerCall, size(p.BytesPerCall), size(p.BytesPerRound), size(p.WarmBytes))
+	fmt.Fprintf(w, "   %d workers, %d rows and %s a call, calls_in_flight %d, %s each way a round; segment warmed with %s first; only Ready rows count.\n",
+		p.Workers, p.RowsPerCall, size(p.BytesPerCall), p.CallsInFlight, size(p.BytesPerRound), size(p.WarmBytes))
 	t := table(w)
 	fmt.Fprintln(t, "   row\tkvshare put\tget\traw put\tget\tput ratio\tget ratio\tnot Ready kvshare/raw\t")
 	for _, c := range p.Cases {

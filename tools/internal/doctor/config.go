@@ -18,9 +18,17 @@ func checkConfig(path string) (mooncakesdk.StoreConfig, Finding) {
 		return cfg, fail(CheckConfig, "%s", configLines(err))
 	}
 	m := cfg.Mooncake
-	return cfg, ok(CheckConfig, "%s: master %s, metadata %s, protocol %s%s, local hostname %s, global segment %s, local buffer %s, %d workers",
+	return cfg, ok(CheckConfig, "%s: master %s, metadata %s, protocol %s%s, local hostname %s, global segment %s, local buffer %s, %d workers, %s",
 		path, m.Master, m.MetadataServer, m.Protocol, devices(m.Devices), m.LocalHostname,
-		size(int64(m.GlobalSegmentSize)), size(int64(m.LocalBufferSize)), m.Workers)
+		size(int64(m.GlobalSegmentSize)), size(int64(m.LocalBufferSize)), m.Workers, inFlight(m.CallsInFlight))
+}
+
+// inFlight names the calls_in_flight setting.
+func inFlight(n int) string {
+	if n == 0 {
+		return "calls_in_flight 0 (no bound)"
+	}
+	return fmt.Sprintf("calls_in_flight %d", n)
 }
 
 // configLines is one line per refusal of a config error (several are

@@ -66,7 +66,7 @@ func TestConfigLineSaysWhatWasRead(t *testing.T) {
 	cfg, f := checkConfig(storeFile(t, config("/x/lib.so", "10.0.0.1:25151", "http://10.0.0.1:28180/metadata")))
 	assert.Equal(t, OK, f.Verdict)
 	assert.Equal(t, "10.0.0.1:25151", cfg.Mooncake.Master)
-	for _, want := range []string{"master 10.0.0.1:25151", "metadata http://10.0.0.1:28180/metadata", "protocol tcp", "global segment 0 B", "local buffer 64 MiB", "4 workers"} {
+	for _, want := range []string{"master 10.0.0.1:25151", "metadata http://10.0.0.1:28180/metadata", "protocol tcp", "global segment 0 B", "local buffer 64 MiB", "4 workers", "calls_in_flight 1"} {
 		assert.Contains(t, f.Detail, want)
 	}
 }
