@@ -9,7 +9,10 @@
 // span per row; no hints; no row cap of its own. Every admitted call is
 // cut into parts of at most RowsPerCall rows and BytesPerCall bytes (a
 // single larger row goes alone), each run by a fixed pool of Workers
-// goroutines (package scheduler: gets first), one SDK call at a time. At
+// goroutines (package scheduler: gets first), one SDK call at a time;
+// parts queued behind busy workers share a call of their direction up to
+// those caps, never with one key twice, and at most CallsInFlight
+// workers of a direction are inside the store at once ([Config]). At
 // admission every row's key is written with the batch's key maker
 // straight into the packed key list the part's SDK call takes.
 //
@@ -26,8 +29,8 @@
 //     if whole, else Fault; -800 Fault with the access unprovable;
 //     anything else Fault.
 //   - A call that fails as a whole with the library's -1, or panics inside
-//     the binding, makes every row of its part Fault and the access
-//     unprovable.
+//     the binding, makes every row of every part in it Fault and their
+//     access unprovable; a -800 makes every part in its call unprovable.
 //
 // A key left open may still see its put end at the master, so the driver
 // never puts it again: a later put of it is Ready if batch_is_exist says

@@ -24,6 +24,7 @@ type sdkAnswer struct {
 	kind sdkKind
 	code int64
 	err  error
+	call *sdkSpan // the call that answered (it may carry other parts' keys)
 }
 
 // sdkSpan is when one batch call was inside the SDK.
@@ -32,6 +33,10 @@ type sdkSpan struct {
 	began, ended  time.Time // ended is zero while the call is inside
 	keys, failing int       // keys in the call; keys that answered an error or a negative code
 	names         []string  // the keys, in call order
+	// unprovable: an answer of the call leaves a transfer that may
+	// still run (TRANSFER_FAIL for a key of a put or get, or the whole
+	// call failing short of an argument error or a destroyed client).
+	unprovable bool
 }
 
 // recordingClient is a real client of a pool with every batch call the
@@ -71,13 +76,17 @@ func (c *recordingClient) leave(s *sdkSpan, keys *mooncakesdk.KeyList, err error
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s.ended = now
+	s.unprovable = err != nil && wholeCallUnprovable(err)
 	for i := range keys.Len() {
-		a := sdkAnswer{kind: s.kind, err: err}
+		a := sdkAnswer{kind: s.kind, err: err, call: s}
 		if err == nil {
 			a.code = code(i)
 		}
 		if err != nil || a.code < 0 {
 			s.failing++
+		}
+		if err == nil && s.kind != kindExists && mooncakesdk.Code(a.code) == mooncakesdk.TransferFail {
+			s.unprovable = true
 		}
 		k := string(keys.Key(i))
 		c.answers[k] = append(c.answers[k], a)

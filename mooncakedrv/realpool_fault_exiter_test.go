@@ -88,9 +88,10 @@ func runExiter() {
 		}
 	}
 	// The publish first: its calls take the workers puts may have (all
-	// but one), the fetch's the last one. Every worker's call is then
-	// inside the SDK, blocked on the frozen provider for seconds at
-	// least (the status-frame timeout).
+	// but one, and no more than calls_in_flight), the fetch's the rest
+	// the driver may run. Every call the driver may have inside the SDK
+	// at once is then there, blocked on the frozen provider for seconds
+	// at least (the status-frame timeout).
 	if _, err := l.be.Publish(namedView(pub, span(0, faultRows)), nil); err != nil {
 		fail("publish: %v", err)
 	}
@@ -98,7 +99,11 @@ func runExiter() {
 	if _, err := l.be.Fetch(namedView(got, span(faultRows, 2*faultRows)), nil); err != nil {
 		fail("fetch: %v", err)
 	}
-	waitInside(func(p, g int) bool { return g > 0 && p+g == l.drv.cfg.Workers })
+	full := l.drv.cfg.Workers
+	if n := l.drv.cfg.CallsInFlight; n > 0 {
+		full = min(full, min(n, max(1, full-1))+n)
+	}
+	waitInside(func(p, g int) bool { return g > 0 && p+g == full })
 	p, g := inside()
 	fmt.Printf("blocked %d %d\n", p, g)
 	if os.Getenv(exiterModeEnv) == "sigterm" {

@@ -244,10 +244,18 @@ func (l *faultLender) rule(r *recordedOp) ([]contract.RowStatus, contract.Access
 	return ruleOp(rows)
 }
 
-// ruleFor decides one row of dir from its key's answers.
+// ruleFor decides one row of dir from its key's answers. A row whose
+// call was shared with other parts is unprovable when any answer of that
+// call was: the store answered the call as one.
 func ruleFor(dir contract.Direction, ans []sdkAnswer) ruleRow {
+	r := ruleGet(ans, faultSlotBytes)
 	if dir == contract.PutDir {
-		return rulePut(ans)
+		r = rulePut(ans)
 	}
-	return ruleGet(ans, faultSlotBytes)
+	for _, a := range ans {
+		if a.call != nil && a.call.unprovable && !r.unprovable {
+			r.unprovable, r.why = true, r.why+", in a call another key left unprovable"
+		}
+	}
+	return r
 }

@@ -1,7 +1,7 @@
 // Package scheduler owns the gets-first worker pool a store driver runs
 // its parts on: a fixed number of goroutines taking parts of two kinds,
 // [Get] and [Put], in a fixed order. The Mooncake driver cuts each
-// operation into parts (one SDK call each) and hands them to a [Pool];
+// operation into parts (an SDK call each, or a share of one) for a [Pool];
 // any driver that runs its own workers may use it too. The package
 // imports only the standard library and keeps no global state.
 //
@@ -37,7 +37,10 @@
 // # Who calls what
 //
 // The owner calls [New], which starts the goroutines, and must call
-// [Pool.Stop] to release them. [Pool.Submit], [Pool.Cancel],
+// [Pool.Stop] to release them; [NewGrouped] starts a pool whose workers
+// take, with each part, the queued parts of its kind a join function
+// accepts, and run them in one call ([Grouping] also bounds the groups of
+// a kind running at once). [Pool.Submit], [Pool.Cancel],
 // [Pool.Queued], [Pool.Running] and [Pool.Workers] may be called from any
 // goroutine, including from inside run. Run is called on the pool's
 // goroutines, at most n calls at once, never with the pool's lock held;
@@ -51,6 +54,6 @@
 // [Call] calls a function and returns its panic, for a worker's run
 // that must recover.
 //
-// Why the order and the rest are what they are: docs/design.md (section
-// "The gets-first scheduler"). A worked example: the module's README.md.
+// Why: docs/design.md ("The gets-first scheduler"); a worked example: the
+// module's README.md.
 package scheduler
