@@ -50,4 +50,6 @@ func ExampleObserve() {
 	// kvshare.mooncake.rows_unprovable {row}: 1 series
 	// kvshare.mooncake.sdk.calls {call}: 1 series
 	// kvshare.mooncake.sdk.panics {panic}: 1 series
+	// kvshare.mooncake.sdk.calls_shared {call}: 1 series
+	// kvshare.mooncake.parts_unprovable_shared {part}: 1 series
 }

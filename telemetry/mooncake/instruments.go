@@ -23,6 +23,10 @@ var (
 		Description: "Batch calls into Mooncake's C ABI (a put part makes two: put-from and its exists-check)."}
 	specSDKPanics = observe.Spec{Name: "kvshare.mooncake.sdk.panics", Unit: "{panic}",
 		Description: "Panics recovered around Mooncake's C ABI."}
+	specSDKCallsShared = observe.Spec{Name: "kvshare.mooncake.sdk.calls_shared", Unit: "{call}",
+		Description: "Batch calls that carried the rows of more than one part (parts queued behind busy workers)."}
+	specPartsUnprovableShared = observe.Spec{Name: "kvshare.mooncake.parts_unprovable_shared", Unit: "{part}",
+		Description: "Parts whose access a shared call made unprovable though no answer for their own rows did."}
 )
 
 // directions are the rows' directions, in the order of [view.rows].
@@ -36,6 +40,8 @@ type instruments struct {
 	rowsUnprovable       metric.Int64ObservableUpDownCounter
 	sdkCalls             metric.Int64ObservableCounter
 	sdkPanics            metric.Int64ObservableCounter
+	sdkCallsShared       metric.Int64ObservableCounter
+	partsUnprovShared    metric.Int64ObservableCounter
 }
 
 func newInstruments(m metric.Meter) (*instruments, error) {
@@ -47,6 +53,8 @@ func newInstruments(m metric.Meter) (*instruments, error) {
 		rowsUnprovable:       k.UpDownCounter(specRowsUnprovable),
 		sdkCalls:             k.Counter(specSDKCalls),
 		sdkPanics:            k.Counter(specSDKPanics),
+		sdkCallsShared:       k.Counter(specSDKCallsShared),
+		partsUnprovShared:    k.Counter(specPartsUnprovableShared),
 	}
 	if err := k.Err(); err != nil {
 		return nil, err
@@ -56,7 +64,8 @@ func newInstruments(m metric.Meter) (*instruments, error) {
 
 // all returns the instruments, for RegisterCallback.
 func (i *instruments) all() []metric.Observable {
-	return []metric.Observable{i.rows, i.keysLeftOpen, i.rowsDeclinedLeftOpen, i.rowsUnprovable, i.sdkCalls, i.sdkPanics}
+	return []metric.Observable{i.rows, i.keysLeftOpen, i.rowsDeclinedLeftOpen, i.rowsUnprovable, i.sdkCalls, i.sdkPanics,
+		i.sdkCallsShared, i.partsUnprovShared}
 }
 
 // view holds the observe options of one registration, built once: the
@@ -89,4 +98,6 @@ func (i *instruments) observe(o metric.Observer, v *view, s mooncakedrv.Stats) {
 	o.ObserveInt64(i.rowsUnprovable, s.RowsUnprovable, v.plain)
 	o.ObserveInt64(i.sdkCalls, s.Calls, v.plain)
 	o.ObserveInt64(i.sdkPanics, s.Panics, v.plain)
+	o.ObserveInt64(i.sdkCallsShared, s.CallsShared, v.plain)
+	o.ObserveInt64(i.partsUnprovShared, s.PartsUnprovableShared, v.plain)
 }

@@ -143,6 +143,8 @@ func TestFiguresEqualTheDriversStats(t *testing.T) {
 	assert.Equal(t, s.RowsUnprovable, r.value(t, "kvshare.mooncake.rows_unprovable"))
 	assert.Equal(t, s.Calls, r.value(t, "kvshare.mooncake.sdk.calls"))
 	assert.Equal(t, s.Panics, r.value(t, "kvshare.mooncake.sdk.panics"))
+	assert.Equal(t, s.CallsShared, r.value(t, "kvshare.mooncake.sdk.calls_shared"))
+	assert.Equal(t, s.PartsUnprovableShared, r.value(t, "kvshare.mooncake.parts_unprovable_shared"))
 
 	type shape struct {
 		unit      string
@@ -155,6 +157,8 @@ func TestFiguresEqualTheDriversStats(t *testing.T) {
 		"kvshare.mooncake.rows_unprovable":         {"{row}", false},
 		"kvshare.mooncake.sdk.calls":               {"{call}", true},
 		"kvshare.mooncake.sdk.panics":              {"{panic}", true},
+		"kvshare.mooncake.sdk.calls_shared":        {"{call}", true},
+		"kvshare.mooncake.parts_unprovable_shared": {"{part}", true},
 	}
 	assert.Len(t, r, len(want), "the driver's instruments and no others")
 	for name, w := range want {

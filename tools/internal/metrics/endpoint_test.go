@@ -110,6 +110,8 @@ func TestScrapeMatchesStats(t *testing.T) {
 	assert.EqualValues(t, ms.RowsUnprovable, s.value(t, "kvshare_mooncake_rows_unprovable", l...))
 	assert.EqualValues(t, ms.Calls, s.value(t, "kvshare_mooncake_sdk_calls_total", l...))
 	assert.EqualValues(t, ms.Panics, s.value(t, "kvshare_mooncake_sdk_panics_total", l...))
+	assert.EqualValues(t, ms.CallsShared, s.value(t, "kvshare_mooncake_sdk_calls_shared_total", l...))
+	assert.EqualValues(t, ms.PartsUnprovableShared, s.value(t, "kvshare_mooncake_parts_unprovable_shared_total", l...))
 	assert.EqualValues(t, 3, s.value(t, "kvshare_rows_total", "lender", "memory", "direction", "put", "status", "ready"), "3 published")
 	assert.EqualValues(t, 1, s.value(t, "kvshare_rows_total", "lender", "memory", "direction", "get", "status", "ready"), "1 fetched")
 	_, memHasMooncake := s["kvshare_mooncake_rows_total"]
