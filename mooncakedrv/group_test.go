@@ -368,3 +368,26 @@ func TestJoinsKeepsARefusedPartAlone(t *testing.T) {
 	assert.False(t, d.joins([]*part{mk(1, nil)}, mk(1, fmt.Errorf("refused"))), "a part that makes no call joins none")
 	assert.False(t, d.joins([]*part{mk(1, fmt.Errorf("refused"))}, mk(1, nil)), "and none joins it")
 }
+
+func TestAKeyLeftOpenIsDecidedThoughItsGroupsPutFailed(t *testing.T) {
+	s := newSharing(t, Config{})
+	require.NoError(t, s.store.Script(fakesdk.Fault{Op: fakesdk.Put, Key: s.key("open"), Code: mooncakesdk.RPCFail, Times: 1}))
+	first := s.submit(contract.PutDir, 1, "open")
+	require.Equal(t, []contract.RowStatus{contract.Fault}, settle(t, first.op, first.changed).Rows, "RPC_FAIL leaves the key open")
+	require.EqualValues(t, 1, s.drv.Stats().KeysLeftOpen)
+
+	held, gate := s.hold(contract.PutDir)
+	require.NoError(t, s.store.Script(fakesdk.Fault{Op: fakesdk.Put, Key: s.key("z1"), Fail: true}))
+	failing := s.submit(contract.PutDir, 10, "z1")
+	open := s.submit(contract.PutDir, 20, "open") // left open: only the exists-check decides it
+	gate.Open()
+	settle(t, held.op, held.changed)
+	st := settle(t, failing.op, failing.changed)
+	assert.Equal(t, []contract.RowStatus{contract.Fault}, st.Rows)
+	assert.Equal(t, contract.Unprovable, st.Access)
+	st = settle(t, open.op, open.changed)
+	assert.Equal(t, []contract.RowStatus{contract.Declined}, st.Rows, "no object stands behind the key left open: the exists-check said so")
+	assert.Equal(t, contract.Ended, st.Access, "its part made no put-from")
+	assert.Equal(t, [][]string{{s.key("open")}, {s.key("hold")}, {s.key("z1")}}, s.calls(kindPut))
+	assert.Equal(t, [][]string{{s.key("hold")}, {s.key("open")}}, s.calls(kindExists))
+}

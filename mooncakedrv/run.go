@@ -175,18 +175,20 @@ func (d *Driver) runPut(group []*part) {
 	if c.len() > 0 {
 		panicked, err := sdkCall(func() error { return d.client.BatchPutFromList(c.keys, c.bufs, c.sizes, c.codes) })
 		d.count(&c, panicked)
-		if d.failCall(&c, group, "batch_put_from", err, panicked) {
-			return
+		// A put-from that failed as a whole ends its parts' rows Fault;
+		// the keys left open of the group's other parts are still
+		// decided by the exists-check.
+		if !d.failCall(&c, group, "batch_put_from", err, panicked) {
+			for k, code := range c.codes {
+				p, j := c.row(k)
+				v := putVerdict(mooncakesdk.Code(code))
+				p.status[j] = v.status // Pending: a 0 to confirm
+				p.codes[j] = code
+				p.open[j] = v.leftOpen
+				c.taint(p, v.unprovable)
+			}
+			taint(&c, group)
 		}
-		for k, code := range c.codes {
-			p, j := c.row(k)
-			v := putVerdict(mooncakesdk.Code(code))
-			p.status[j] = v.status // Pending: a 0 to confirm
-			p.codes[j] = code
-			p.open[j] = v.leftOpen
-			c.taint(p, v.unprovable)
-		}
-		taint(&c, group)
 	}
 	d.confirm(group)
 	for _, p := range group {
