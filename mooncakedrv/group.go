@@ -38,9 +38,9 @@ func (d *Driver) joins(group []*part, next *part) bool {
 }
 
 // apart reorders group, in place, into the parts that may share one
-// call and the rest: no key may go twice into one call (Mooncake's batch
-// put stores nothing for a repeat, and a batch get of one key into two
-// slots is nothing a caller asked for). A part whose key another part
+// call and the rest: no key may go twice into one call (the library maps
+// a call's buffers by key, so a repeated key's answers prove nothing for
+// its copies). A part whose key another part
 // before it holds waits for a later call of the same group. The keys
 // compared are a get's every key and a put's keys it may send (those it
 // marked in the writing set; the others end NotReady without a call),
