@@ -13,7 +13,7 @@ import (
 // Cancel's predicate and never looks inside it.
 //
 // Every method is safe to call from any goroutine, including from inside
-// run. A Pool must be made by New.
+// run. A Pool must be made by New or NewGrouped.
 type Pool[P any] struct {
 	run     func(group []P)
 	join    func(group []P, next P) bool // nil: every part runs alone
@@ -65,8 +65,8 @@ type Grouping[P any] struct {
 // several small parts while the workers are busy; with a worker free for
 // every part, each runs alone.
 //
-// Join is called with the pool's lock held, so they must be
-// quick and must not call the pool's methods. A group counts as one part
+// Join is called with the pool's lock held, so it must be quick and
+// must not call the pool's methods. A group counts as one part
 // in the order rule: the gets it holds pass a waiting put once. Its parts
 // count in Running until run returns. The group slice is the pool's: run
 // must not keep it.
