@@ -133,8 +133,8 @@ func (c *Cluster) Addr(i int) string {
 	return c.nodes[i].Addr()
 }
 
-// Addrs are every node's Addr, in node order: the seeds for a cluster
-// client (rueidis.ClientOption.InitAddress).
+// Addrs are every node's Addr, in node order: the addresses a cluster
+// client starts from (rueidis.ClientOption.InitAddress).
 func (c *Cluster) Addrs() []string {
 	addrs := make([]string, len(c.nodes))
 	for i := range c.nodes {
