@@ -157,11 +157,18 @@ func (r *rig) get(names []string, slots ...int) contract.OpState {
 // each step to succeed.
 func (r *rig) close() {
 	r.t.Helper()
+	closeDriver(r.t, r.drv, r.reg)
+}
+
+// closeDriver drains d, unregisters reg and closes d, as a binding
+// would, requiring each step to succeed.
+func closeDriver(t testing.TB, d *Driver, reg contract.Registration) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	require.True(r.t, r.drv.Drain(ctx))
-	require.NoError(r.t, r.drv.Unregister(r.reg))
-	require.NoError(r.t, r.drv.Close())
+	require.True(t, d.Drain(ctx))
+	require.NoError(t, d.Unregister(reg))
+	require.NoError(t, d.Close())
 }
 
 func errorsAs(err error, target any) bool { return errors.As(err, target) }

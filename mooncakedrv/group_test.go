@@ -143,11 +143,7 @@ func (s *sharing) callSizes(kind sdkKind) []int {
 // close drains, unregisters and closes the driver.
 func (s *sharing) close() {
 	s.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	require.True(s.t, s.drv.Drain(ctx))
-	require.NoError(s.t, s.drv.Unregister(s.reg))
-	require.NoError(s.t, s.drv.Close())
+	closeDriver(s.t, s.drv, s.reg)
 }
 
 func TestQueuedGetsShareOneCallEachRowWithItsOwnVerdict(t *testing.T) {
