@@ -245,12 +245,20 @@ func TestEveryStatusReachesTheOutcome(t *testing.T) {
 		store.Set(memKey(t, b, "n3"), object)
 		n3, err := b.Key([]byte("n3")) // the hooks take keys; the backend names them
 		require.NoError(t, err)
-		d.FailReads(n3) // Fault, which stops the fetch: n4 and n5 are Cancelled
+		d.FailReads(n3) // Fault, which stops the fetch: n4 and n5 end Cancelled, or Miss
 		a, err := b.Fetch(rowsView(6), nil)
 		require.NoError(t, err)
 		out, err := a.Wait(t.Context())
 		require.NoError(t, err)
-		assert.Equal(t, []contract.RowStatus{contract.Ready, contract.Miss, contract.NotReady, contract.Fault, contract.Cancelled, contract.Cancelled}, out.Rows)
+		assert.Equal(t, []contract.RowStatus{contract.Ready, contract.Miss, contract.NotReady, contract.Fault}, out.Rows[:4])
+		// Every call is in the driver when Fetch returns, and the stop
+		// cancels what the driver has not started: its worker may have
+		// taken n4's call (even n5's) before the fault's stop reached it,
+		// and then the absent key answers Miss. (Measured before this
+		// was relaxed: about 1 run in 100 under -race saw n4 Miss.)
+		for i, st := range out.Rows[4:] {
+			assert.Contains(t, []contract.RowStatus{contract.Cancelled, contract.Miss}, st, "row n%d after the fault", 4+i)
+		}
 		assert.Equal(t, []bool{true, false, false, false, false, false}, out.Delivered)
 		<-a.Done()
 
