@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -95,6 +96,44 @@ func TestBatchPutFromCrosses(t *testing.T) {
 		assert.Equal(t, fnv1a(mem[off:off+int(sizes[i])]), s.seen(2, uint64(i)), "bytes read from buffer %d", i)
 	}
 	assert.NotContains(t, s.callLog(), "!", "every call reached a live, set-up handle")
+}
+
+func TestBatchPutFromPassesTheReplicateConfig(t *testing.T) {
+	put := func(t *testing.T, s *stubLib, c Client) {
+		t.Helper()
+		_, base := offHeap(t, 64)
+		require.NoError(t, c.BatchPutFrom([]string{"t/r"}, []uintptr{base}, []uint64{64}, make([]int64, 1)))
+	}
+	t.Run("defaults: NULL", func(t *testing.T) {
+		s, c := openStub(t)
+		put(t, s, c)
+		assert.EqualValues(t, -1, s.replicate(0), "no replicate config: the store's defaults")
+	})
+	t.Run("replicas, soft pin and preferred segments", func(t *testing.T) {
+		s := loadStub(t, buildStub(t, "libmooncake_store.so"))
+		cfg := stubConfig(t, s.path)
+		cfg.Mooncake.Replicas, cfg.Mooncake.SoftPin = 3, true
+		cfg.Mooncake.PreferredSegments = []string{"10.0.0.1:13000", "10.0.0.2:13001"}
+		c, err := Open(context.Background(), cfg, slog.New(slog.DiscardHandler))
+		require.NoError(t, err)
+		defer func() { require.NoError(t, c.Destroy()) }()
+		runtime.GC() // the config lives, pinned, for the client's life
+		for range 2 {
+			put(t, s, c)
+			assert.EqualValues(t, 3, s.replicate(0), "replica_num")
+			assert.EqualValues(t, 1, s.replicate(1), "with_soft_pin")
+			assert.EqualValues(t, 0, s.replicate(2), "with_hard_pin")
+			require.EqualValues(t, 2, s.replicate(3), "preferred_segments_count")
+			for i, want := range cfg.Mooncake.PreferredSegments {
+				assert.Equal(t, want, cString(func(out []byte, n uint64) { s.preferredInto(uint64(i), out, n) }), "preferred segment %d", i)
+			}
+		}
+	})
+	t.Run("one replica and no pin is the defaults", func(t *testing.T) {
+		assert.Nil(t, newReplicate(MooncakeConfig{Replicas: 1}))
+		assert.Zero(t, newReplicate(MooncakeConfig{Replicas: 1}).addr())
+		assert.NotNil(t, newReplicate(MooncakeConfig{Replicas: 1, SoftPin: true}))
+	})
 }
 
 func TestBatchGetIntoCrosses(t *testing.T) {

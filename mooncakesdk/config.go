@@ -16,6 +16,8 @@ const (
 	// DefaultCallsInFlight: one call of each direction inside the store
 	// at once.
 	DefaultCallsInFlight = 1
+	// DefaultReplicas: one copy of each object.
+	DefaultReplicas = 1
 )
 
 // StoreConfig is one store config file: the blob backend's settings and
@@ -77,6 +79,16 @@ type MooncakeConfig struct {
 	// the driver has inside the store at once (default 1; 0 means no
 	// bound beyond Workers).
 	CallsInFlight int
+	// Replicas (replicas) is the copies of each object a put asks for
+	// (default 1). SoftPin (soft_pin) asks the master to keep the
+	// objects from eviction while it can. PreferredSegments
+	// (preferred_segments) names the segments (host:port, as providers
+	// register them) the master should place copies on first. All three
+	// reach every put's replicate config; with their defaults the put
+	// passes none (the store's defaults).
+	Replicas          int
+	SoftPin           bool
+	PreferredSegments []string
 }
 
 // LoadStoreConfig reads and checks the store config file at path. Every

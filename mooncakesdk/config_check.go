@@ -10,9 +10,14 @@ import (
 
 // The ranges a store config's numbers must lie in.
 const (
-	MaxWorkers      = 1024
-	MaxRowsPerCall  = storeconfig.MaxRowsPerCall
-	MaxBytesPerCall = storeconfig.MaxBytesPerCall
+	MaxWorkers = 1024
+	// MaxReplicas and MaxPreferredSegments bound replicas and
+	// preferred_segments: far above any pool kvshare is run beside, low
+	// enough that a typo is refused.
+	MaxReplicas          = 64
+	MaxPreferredSegments = 256
+	MaxRowsPerCall       = storeconfig.MaxRowsPerCall
+	MaxBytesPerCall      = storeconfig.MaxBytesPerCall
 )
 
 // check returns a refusal for every value of the [mooncake] section out
@@ -66,6 +71,15 @@ func (c StoreConfig) check() storeconfig.Findings {
 	inRange("mooncake", "rows_per_call", int64(m.RowsPerCall), 1, MaxRowsPerCall)
 	inRange("mooncake", "bytes_per_call", m.BytesPerCall, 1, MaxBytesPerCall)
 	inRange("mooncake", "calls_in_flight", int64(m.CallsInFlight), 0, MaxWorkers)
+	inRange("mooncake", "replicas", int64(m.Replicas), 1, MaxReplicas)
+	if len(m.PreferredSegments) > MaxPreferredSegments {
+		refuse("mooncake", "preferred_segments", "has %d segments, at most %d", len(m.PreferredSegments), MaxPreferredSegments)
+	}
+	for i, seg := range m.PreferredSegments {
+		if seg == "" || strings.ContainsAny(seg, ", \t\x00") {
+			refuse("mooncake", "preferred_segments", "item %d (%q) is not a segment name (host:port)", i, seg)
+		}
+	}
 	return findings
 }
 

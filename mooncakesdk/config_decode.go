@@ -9,7 +9,8 @@ import (
 // The [mooncake] section's keys, exactly as a file spells them.
 var sections = map[string][]string{
 	"mooncake": {"library", "sdk_sha256", "master", "metadata_server", "protocol", "devices",
-		"local_hostname", "global_segment_size", "local_buffer_size", "workers", "rows_per_call", "bytes_per_call", "calls_in_flight"},
+		"local_hostname", "global_segment_size", "local_buffer_size", "workers", "rows_per_call", "bytes_per_call", "calls_in_flight",
+		"replicas", "soft_pin", "preferred_segments"},
 }
 
 // decodeStoreConfig decodes a parsed file into a StoreConfig (defaults
@@ -23,6 +24,7 @@ func decodeStoreConfig(file string, f *tomlfile.File) (StoreConfig, error) {
 	m.RowsPerCall = DefaultRowsPerCall
 	m.BytesPerCall = DefaultBytesPerCall
 	m.CallsInFlight = DefaultCallsInFlight
+	m.Replicas = DefaultReplicas
 
 	cfg.Blob = f.Blob()
 	if s := f.Section("mooncake"); s != nil {
@@ -46,6 +48,9 @@ func decodeStoreConfig(file string, f *tomlfile.File) (StoreConfig, error) {
 		m.RowsPerCall = int(s.Int("rows_per_call", int64(m.RowsPerCall)))
 		m.BytesPerCall = s.Int("bytes_per_call", m.BytesPerCall)
 		m.CallsInFlight = int(s.Int("calls_in_flight", int64(m.CallsInFlight)))
+		m.Replicas = int(s.Int("replicas", int64(m.Replicas)))
+		m.SoftPin = s.Bool("soft_pin", false)
+		m.PreferredSegments = s.Strings("preferred_segments")
 	}
 	if f.Parsed() { // check the values decoded, those refused aside
 		for _, e := range cfg.check() {

@@ -39,6 +39,7 @@ func TestLoadStoreConfigReadsTheExample(t *testing.T) {
 		RowsPerCall:       256,
 		BytesPerCall:      128 << 20,
 		CallsInFlight:     1,
+		Replicas:          1,
 	}, cfg.Mooncake)
 	assert.NoError(t, cfg.Validate())
 }
@@ -54,6 +55,9 @@ func TestParseStoreConfigDefaults(t *testing.T) {
 	assert.Equal(t, DefaultRowsPerCall, m.RowsPerCall)
 	assert.Equal(t, int64(DefaultBytesPerCall), m.BytesPerCall)
 	assert.Equal(t, DefaultCallsInFlight, m.CallsInFlight)
+	assert.Equal(t, DefaultReplicas, m.Replicas)
+	assert.False(t, m.SoftPin)
+	assert.Empty(t, m.PreferredSegments)
 	assert.Empty(t, m.Library)
 	assert.Empty(t, m.SDKSHA256)
 	assert.Empty(t, m.DeviceName())
@@ -79,6 +83,9 @@ workers = 2
 rows_per_call = 32
 bytes_per_call = 8388608
 calls_in_flight = 0
+replicas = 3
+soft_pin = true
+preferred_segments = ["10.0.0.1:13000", "10.0.0.2:13000"]
 `))
 	require.NoError(t, err)
 	assert.Equal(t, BlobConfig{KeyPrefix: "p", RowsPerCall: 64, BytesPerCall: 1 << 20}, cfg.Blob)
@@ -95,6 +102,9 @@ calls_in_flight = 0
 		RowsPerCall:       32,
 		BytesPerCall:      8 << 20,
 		CallsInFlight:     0,
+		Replicas:          3,
+		SoftPin:           true,
+		PreferredSegments: []string{"10.0.0.1:13000", "10.0.0.2:13000"},
 	}, cfg.Mooncake)
 	assert.Equal(t, "mlx5_0,mlx5_1", cfg.Mooncake.DeviceName())
 }
@@ -111,7 +121,7 @@ func TestParseStoreConfigRefuses(t *testing.T) {
 	}{
 		{"unknown section", goodMooncake + "[store]\nx = 1\n", "store", "", "unknown section"},
 		{"unknown key in blob", "[blob]\nprefix = \"a\"\n" + goodMooncake, "blob", "prefix", "unknown key"},
-		{"unknown key in mooncake", goodMooncake + "replicas = 2\n", "mooncake", "replicas", "unknown key"},
+		{"unknown key in mooncake", goodMooncake + "replica_count = 2\n", "mooncake", "replica_count", "unknown key"},
 		{"key outside every section", "workers = 4\n" + goodMooncake, "", "workers", "unknown key"},
 		{"key spelled in another case", goodMooncake + "Workers = 4\n", "mooncake", "Workers", "unknown key"},
 		{"section spelled in another case", "[Blob]\nkey_prefix = \"a\"\n" + goodMooncake, "Blob", "", "unknown section"},
@@ -139,6 +149,13 @@ func TestParseStoreConfigRefuses(t *testing.T) {
 		{"workers too many", goodMooncake + "workers = 5000\n", "mooncake", "workers", "between 1 and 1024, got 5000"},
 		{"rows per call zero", goodMooncake + "rows_per_call = 0\n", "mooncake", "rows_per_call", "between 1 and 65536"},
 		{"calls in flight negative", goodMooncake + "calls_in_flight = -1\n", "mooncake", "calls_in_flight", "between 0 and 1024, got -1"},
+		{"replicas zero", goodMooncake + "replicas = 0\n", "mooncake", "replicas", "between 1 and 64, got 0"},
+		{"replicas too many", goodMooncake + "replicas = 65\n", "mooncake", "replicas", "between 1 and 64, got 65"},
+		{"replicas a string", goodMooncake + "replicas = \"2\"\n", "mooncake", "replicas", "wants an integer"},
+		{"soft pin not a bool", goodMooncake + "soft_pin = 1\n", "mooncake", "soft_pin", "wants a boolean"},
+		{"preferred segments not a list", goodMooncake + "preferred_segments = \"a:1\"\n", "mooncake", "preferred_segments", "wants an array of strings"},
+		{"preferred segment empty", goodMooncake + "preferred_segments = [\"a:1\", \"\"]\n", "mooncake", "preferred_segments", "item 1 (\"\") is not a segment name"},
+		{"preferred segment with a comma", goodMooncake + "preferred_segments = [\"a:1,b:2\"]\n", "mooncake", "preferred_segments", "item 0"},
 		{"calls in flight not an integer", goodMooncake + "calls_in_flight = \"one\"\n", "mooncake", "calls_in_flight", "wants an integer"},
 		{"bytes per call too big", goodMooncake + "bytes_per_call = 2199023255552\n", "mooncake", "bytes_per_call", "between 1 and 1099511627776"},
 		{"negative segment", goodMooncake + "global_segment_size = -1\n", "mooncake", "global_segment_size", "must not be negative"},

@@ -82,7 +82,7 @@ func setUp(ctx context.Context, lib *library, m MooncakeConfig, logger *slog.Log
 		if out.err != nil {
 			return nil, out.err
 		}
-		c := &storeClient{lib: lib, handle: out.handle}
+		c := &storeClient{lib: lib, handle: out.handle, replicate: newReplicate(m)}
 		logger.Info("mooncakesdk: client set up", "master", m.Master, "protocol", m.Protocol, "hostname", c.hostname())
 		return c, nil
 	case <-ctx.Done():

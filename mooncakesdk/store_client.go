@@ -15,6 +15,9 @@ type storeClient struct {
 	// guard keeps Destroy from overlapping a call (the library does not
 	// allow it) and every call after Destroy from reaching the handle.
 	guard HandleGuard
+	// replicate is the replicate config of every put (nil: the store's
+	// defaults, passed as NULL).
+	replicate *replicate
 }
 
 var _ Client = (*storeClient)(nil)
@@ -51,15 +54,16 @@ func (c *storeClient) BatchPutFrom(keys []string, bufs []uintptr, sizes []uint64
 	return withKeys(keys, func(l *KeyList) error { return c.BatchPutFromList(l, bufs, sizes, results) })
 }
 
-// BatchPutFromList calls mooncake_store_batch_put_from with a NULL
-// replicate config (the store's defaults); see [Client]. The library
+// BatchPutFromList calls mooncake_store_batch_put_from with the
+// config's replicate settings (NULL, the store's defaults, when it sets
+// none: one replica, no pin, no preferred segment); see [Client]. The library
 // writes C ints into a pooled array; they are widened into results only
 // when the call ran.
 func (c *storeClient) BatchPutFromList(keys *KeyList, bufs []uintptr, sizes []uint64, results []int64) error {
 	pc := getPutCodes(len(results))
 	defer pc.put()
 	err := c.batch("mooncake_store_batch_put_from", CheckTransferList(keys, bufs, sizes, results), keys, func(ptrs []*byte) int32 {
-		return c.lib.fn.batchPutFrom(c.handle, ptrs, bufs, sizes, uint64(len(ptrs)), 0, pc.codes)
+		return c.lib.fn.batchPutFrom(c.handle, ptrs, bufs, sizes, uint64(len(ptrs)), c.replicate.addr(), pc.codes)
 	})
 	if err != nil {
 		return err
@@ -204,7 +208,10 @@ func (c *storeClient) HealthCheck() error {
 // Destroy calls mooncake_store_destroy once no call is in progress;
 // see [Client].
 func (c *storeClient) Destroy() error {
-	return c.guard.Close(func() { c.lib.fn.destroy(c.handle) })
+	return c.guard.Close(func() {
+		c.lib.fn.destroy(c.handle)
+		c.replicate.release()
+	})
 }
 
 // hostname is the address the library registered this client under

@@ -42,6 +42,8 @@ type stubLib struct {
 	registration     func(which int32) uint64
 	scriptRemove     func(rc int32)
 	removeForce      func() int32
+	replicate        func(which int32) int64
+	preferredInto    func(i uint64, out []byte, n uint64)
 }
 
 // The test binary's main goroutine keeps the process's main thread for
@@ -110,6 +112,8 @@ func loadStub(t *testing.T, path string) *stubLib {
 		"stub_registration":              &s.registration,
 		"stub_script_remove":             &s.scriptRemove,
 		"stub_remove_force":              &s.removeForce,
+		"stub_replicate":                 &s.replicate,
+		"stub_preferred":                 &s.preferredInto,
 	} {
 		addr, err := purego.Dlsym(h, name)
 		require.NoError(t, err, "stub lacks %s", name)

@@ -21,9 +21,16 @@
 
 typedef void *mooncake_store_t;
 
-/* The stub never reads a replicate config, so the type stays incomplete;
- * the binding passes NULL. */
-typedef struct mooncake_replicate_config mooncake_replicate_config_t;
+/* A put's replicate config, laid out as store_c.h declares it. */
+typedef struct mooncake_replicate_config {
+    size_t replica_num;
+    int with_soft_pin;
+    int with_hard_pin;
+    const char **preferred_segments;
+    size_t preferred_segments_count;
+} mooncake_replicate_config_t;
+
+#define STUB_MAX_PREFERRED 8
 
 #define STUB_MAX_KEYS 64
 #define STUB_KEY_BYTES 256
@@ -58,6 +65,11 @@ static int setup_entered;
 static int destroyed;
 static char keys_seen[STUB_MAX_KEYS][STUB_KEY_BYTES];
 static uint64_t key_addrs_seen[STUB_MAX_KEYS];
+/* The replicate config the last batch_put_from received: whether there
+ * was one, its numbers, and its preferred segments. */
+static int replicate_given;
+static uint64_t replicate_numbers[4]; /* replica_num, soft pin, hard pin, preferred count */
+static char preferred_seen[STUB_MAX_PREFERRED][STUB_KEY_BYTES];
 static uint64_t bufs_seen[STUB_MAX_KEYS];
 static uint64_t sizes_seen[STUB_MAX_KEYS];
 static uint64_t sums_seen[STUB_MAX_KEYS];
@@ -232,7 +244,17 @@ int mooncake_store_batch_put_from(mooncake_store_t store, const char **keys,
     note("batch_put_from", store, 1);
     record_batch(keys, buffers, sizes, count, 1);
     int rc = batch_rc;
-    if (config != NULL) rc = -2; /* the binding passes NULL: defaults */
+    replicate_given = config != NULL;
+    memset(replicate_numbers, 0, sizeof replicate_numbers);
+    memset(preferred_seen, 0, sizeof preferred_seen);
+    if (config != NULL) {
+        replicate_numbers[0] = config->replica_num;
+        replicate_numbers[1] = (uint64_t)config->with_soft_pin;
+        replicate_numbers[2] = (uint64_t)config->with_hard_pin;
+        replicate_numbers[3] = config->preferred_segments_count;
+        for (size_t i = 0; i < config->preferred_segments_count && i < STUB_MAX_PREFERRED; i++)
+            snprintf(preferred_seen[i], STUB_KEY_BYTES, "%s", config->preferred_segments[i]);
+    }
     if (rc == 0) {
         for (size_t i = 0; i < count; i++) results_out[i] = i < ncodes ? (int)codes[i] : 0;
     }
@@ -542,4 +564,21 @@ uint64_t stub_registration(int which) {
     uint64_t v = which == 0 ? registered_addr : which == 1 ? registered_size : unregistered_addr;
     pthread_mutex_unlock(&mu);
     return v;
+}
+
+/* stub_replicate: -1 if the last batch_put_from got no replicate config
+ * (NULL), else 0 its replica_num, 1 with_soft_pin, 2 with_hard_pin,
+ * 3 preferred_segments_count. */
+int64_t stub_replicate(int which) {
+    pthread_mutex_lock(&mu);
+    int64_t v = !replicate_given ? -1 : which >= 0 && which < 4 ? (int64_t)replicate_numbers[which] : 0;
+    pthread_mutex_unlock(&mu);
+    return v;
+}
+
+/* stub_preferred: preferred segment i of the last batch_put_from. */
+void stub_preferred(size_t i, char *out, size_t len) {
+    pthread_mutex_lock(&mu);
+    snprintf(out, len, "%s", i < STUB_MAX_PREFERRED ? preferred_seen[i] : "");
+    pthread_mutex_unlock(&mu);
 }

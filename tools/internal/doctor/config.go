@@ -18,9 +18,22 @@ func checkConfig(path string) (mooncakesdk.StoreConfig, Finding) {
 		return cfg, fail(CheckConfig, "%s", configLines(err))
 	}
 	m := cfg.Mooncake
-	return cfg, ok(CheckConfig, "%s: master %s, metadata %s, protocol %s%s, local hostname %s, global segment %s, local buffer %s, %d workers, %s",
+	return cfg, ok(CheckConfig, "%s: master %s, metadata %s, protocol %s%s, local hostname %s, global segment %s, local buffer %s, %d workers, %s, %s",
 		path, m.Master, m.MetadataServer, m.Protocol, devices(m.Devices), m.LocalHostname,
-		size(int64(m.GlobalSegmentSize)), size(int64(m.LocalBufferSize)), m.Workers, inFlight(m.CallsInFlight))
+		size(int64(m.GlobalSegmentSize)), size(int64(m.LocalBufferSize)), m.Workers, inFlight(m.CallsInFlight), replicas(m))
+}
+
+// replicas names what every put asks the master for: the copies, the
+// soft pin, the preferred segments.
+func replicas(m mooncakesdk.MooncakeConfig) string {
+	out := fmt.Sprintf("replicas %d", m.Replicas)
+	if m.SoftPin {
+		out += ", soft pin"
+	}
+	if len(m.PreferredSegments) > 0 {
+		out += ", preferred segments " + strings.Join(m.PreferredSegments, " ")
+	}
+	return out
 }
 
 // inFlight names the calls_in_flight setting.

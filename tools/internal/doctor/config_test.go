@@ -66,9 +66,17 @@ func TestConfigLineSaysWhatWasRead(t *testing.T) {
 	cfg, f := checkConfig(storeFile(t, config("/x/lib.so", "10.0.0.1:25151", "http://10.0.0.1:28180/metadata")))
 	assert.Equal(t, OK, f.Verdict)
 	assert.Equal(t, "10.0.0.1:25151", cfg.Mooncake.Master)
-	for _, want := range []string{"master 10.0.0.1:25151", "metadata http://10.0.0.1:28180/metadata", "protocol tcp", "global segment 0 B", "local buffer 64 MiB", "4 workers", "calls_in_flight 1"} {
+	for _, want := range []string{"master 10.0.0.1:25151", "metadata http://10.0.0.1:28180/metadata", "protocol tcp", "global segment 0 B", "local buffer 64 MiB", "4 workers", "calls_in_flight 1", "replicas 1"} {
 		assert.Contains(t, f.Detail, want)
 	}
+}
+
+func TestConfigLineSaysTheReplicas(t *testing.T) {
+	path := storeFile(t, config("/x/lib.so", "10.0.0.1:25151", "http://10.0.0.1:28180/metadata")+
+		"replicas = 2\nsoft_pin = true\npreferred_segments = [\"10.0.0.2:13000\", \"10.0.0.3:13000\"]\n")
+	_, f := checkConfig(path)
+	require.Equal(t, OK, f.Verdict, f.Detail)
+	assert.Contains(t, f.Detail, "replicas 2, soft pin, preferred segments 10.0.0.2:13000 10.0.0.3:13000")
 }
 
 func TestKeyPrefix(t *testing.T) {
