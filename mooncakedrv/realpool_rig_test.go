@@ -96,13 +96,24 @@ type realRig struct {
 	mem  *memory
 	reg  contract.Registration
 	stem keys.Stem
+	kept bool // keep: an access was left unprovable on purpose
 }
+
+// keep leaves the driver and its client alive at the end of the test,
+// for a test that left an access unprovable on purpose; the rig's
+// memory must then be keptMemory's.
+func (r *realRig) keep() { r.kept = true }
 
 // openRealRig opens a driver over s with a region of slots slots of
 // slotBytes, its rows' keys under prefix.
 func openRealRig(t *testing.T, s *realStore, slots int, slotBytes int64, prefix string) *realRig {
 	t.Helper()
-	mem := newMemory(t, slots, slotBytes) // its cleanup runs after the driver's
+	return openRealRigOver(t, s, newMemory(t, slots, slotBytes), prefix) // the memory's cleanup runs after the driver's
+}
+
+// openRealRigOver is openRealRig over memory the caller mapped.
+func openRealRigOver(t *testing.T, s *realStore, mem *memory, prefix string) *realRig {
+	t.Helper()
 	drv, _, err := Open(t.Context(), s.config, testLogger(t))
 	require.NoError(t, err)
 	reg, err := drv.Register(mem.region)
@@ -116,6 +127,9 @@ func openRealRig(t *testing.T, s *realStore, slots int, slotBytes int64, prefix 
 
 // close drains the driver, unregisters its region and closes it.
 func (r *realRig) close() {
+	if r.kept {
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), realWait)
 	defer cancel()
 	if !r.drv.Drain(ctx) {
