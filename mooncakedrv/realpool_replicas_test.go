@@ -2,11 +2,7 @@ package mooncakedrv
 
 import (
 	"fmt"
-	"net"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -16,47 +12,10 @@ import (
 	"github.com/kvshare/kvshare/mooncakedrv/pool"
 )
 
-// startSecondProvider starts one more segment provider of s's pool, on
-// port, with a segment of segment bytes, and stops it when the test
-// ends. (WIP for the several-nodes issue: the pool package will own
-// this.)
-func startSecondProvider(t *testing.T, s *realStore, port int, segment int64) *exec.Cmd {
-	t.Helper()
-	cmd := exec.Command(filepath.Join(s.dir, pool.ProviderBinary),
-		"--host=127.0.0.1", fmt.Sprintf("--port=%d", port),
-		"--metadata_server="+s.pool.MetadataURL(), "--master_server_address="+s.pool.MasterAddress(),
-		"--protocol=tcp", fmt.Sprintf("--global_segment_size=%d", segment), fmt.Sprintf("--local_buffer_size=%d", 16<<20),
-		"--logtostderr=true")
-	cmd.Env = append(os.Environ(), "MC_TCP_BIND_ADDRESS=127.0.0.1")
-	log, err := os.Create(filepath.Join(t.TempDir(), "provider-b.log"))
-	require.NoError(t, err)
-	cmd.Stdout, cmd.Stderr = log, log
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_, _ = cmd.Process.Wait()
-		_ = log.Close()
-	})
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), time.Second)
-		if err == nil {
-			c.Close()
-			break
-		}
-		require.True(t, time.Now().Before(deadline), "the second provider never accepted on %d", port)
-		time.Sleep(20 * time.Millisecond)
-	}
-	time.Sleep(500 * time.Millisecond) // its segment mounted at the master
-	return cmd
-}
-
 // What replicas do on a real pool of two providers (WIP: the finding the
 // several-nodes issue asks for first; it logs what the pool answered).
 func TestRealReplicasFinding(t *testing.T) {
-	s := startRealStore(t, nil)
-	port := freePort(t)
-	startSecondProvider(t, s, port, 512<<20)
+	s := startRealStore(t, func(o *pool.Options) { o.Providers = 2 })
 	cfg, err := os.ReadFile(s.config)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(s.config, append(cfg, []byte("replicas = 2\n")...), 0o644))
@@ -74,7 +33,7 @@ func TestRealReplicasFinding(t *testing.T) {
 	t.Logf("get back: %v %v", got.Rows, got.Access)
 
 	// The pool's own provider killed: which rows still come back?
-	require.NoError(t, syscall.Kill(s.pool.PID(pool.Provider), syscall.SIGKILL))
+	require.NoError(t, s.pool.KillProviderAt(0))
 	time.Sleep(200 * time.Millisecond)
 	exists := make([]int32, rows)
 	keyList := make([]string, rows)
@@ -106,21 +65,10 @@ func TestRealReplicasFinding(t *testing.T) {
 	}
 }
 
-// freePort is a loopback port free now.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp4", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 // Whether exists answers 1 while one replica of a put is written and the
 // other is held by a frozen provider (WIP finding, logged).
 func TestRealReplicasExistsWhileOneReplicaIsHeld(t *testing.T) {
-	s := startRealStore(t, nil)
-	port := freePort(t)
-	b := startSecondProvider(t, s, port, 512<<20)
+	s := startRealStore(t, func(o *pool.Options) { o.Providers = 2 })
 	cfg, err := os.ReadFile(s.config)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(s.config, append(cfg, []byte("replicas = 2\n")...), 0o644))
@@ -135,8 +83,8 @@ func TestRealReplicasExistsWhileOneReplicaIsHeld(t *testing.T) {
 		keyList[i] = r.key(names[i])
 		r.mem.fill(i, byte(i+1))
 	}
-	require.NoError(t, b.Process.Signal(syscall.SIGSTOP))
-	defer func() { _ = b.Process.Signal(syscall.SIGCONT) }()
+	require.NoError(t, s.pool.FreezeProvider(1))
+	defer func() { _ = s.pool.ResumeProvider(1) }()
 	f, ch := notify()
 	op, err := r.drv.Put(r.batch(names, span(0, rows)...), f)
 	require.NoError(t, err)

@@ -35,18 +35,21 @@ func (p *Pool) ResumeMaster() error {
 	return p.resume("master", pr, &p.masterFrozen)
 }
 
-// KillProvider SIGKILLs the provider, as a crash would: it does not
+// KillProvider SIGKILLs provider 0 (KillProviderAt).
+func (p *Pool) KillProvider() error { return p.KillProviderAt(0) }
+
+// KillProviderAt SIGKILLs provider i, as a crash would: it does not
 // unmount its segment, so the master keeps it (and its objects' metadata)
-// until the provider's client_ttl runs out. StartProvider starts a new,
-// empty one.
-func (p *Pool) KillProvider() error {
+// until the provider's client_ttl runs out. StartProviderAt starts a
+// new, empty one.
+func (p *Pool) KillProviderAt(i int) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	pr, err := p.runningProvider()
+	pr, err := p.runningProvider(i)
 	if err != nil {
 		return err
 	}
-	p.provider, p.frozen = nil, false
+	p.providers[i].proc, p.providers[i].frozen = nil, false
 	return pr.Kill(p.opts.StopTimeout)
 }
 

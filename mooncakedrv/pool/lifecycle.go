@@ -10,29 +10,35 @@ import (
 	"github.com/kvshare/kvshare/loopback"
 )
 
-// Freeze stops the provider with SIGSTOP and returns once the kernel shows
-// it stopped: it answers nothing until Resume, and past the master's
-// client TTL the master drops its segment.
-func (p *Pool) Freeze() error {
+// Freeze stops provider 0 with SIGSTOP (FreezeProvider).
+func (p *Pool) Freeze() error { return p.FreezeProvider(0) }
+
+// Resume continues provider 0 (ResumeProvider).
+func (p *Pool) Resume() error { return p.ResumeProvider(0) }
+
+// FreezeProvider stops provider i with SIGSTOP and returns once the
+// kernel shows it stopped: it answers nothing until ResumeProvider, and
+// past the master's client TTL the master drops its segment.
+func (p *Pool) FreezeProvider(i int) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	pr, err := p.runningProvider()
+	pr, err := p.runningProvider(i)
 	if err != nil {
 		return err
 	}
-	return p.freeze("provider", pr, &p.frozen)
+	return p.freeze(p.providerName(i), pr, &p.providers[i].frozen)
 }
 
-// Resume continues a frozen provider with SIGCONT and returns once the
-// kernel shows it running again.
-func (p *Pool) Resume() error {
+// ResumeProvider continues a frozen provider i with SIGCONT and returns
+// once the kernel shows it running again.
+func (p *Pool) ResumeProvider(i int) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	pr, err := p.runningProvider()
+	pr, err := p.runningProvider(i)
 	if err != nil {
 		return err
 	}
-	return p.resume("provider", pr, &p.frozen)
+	return p.resume(p.providerName(i), pr, &p.providers[i].frozen)
 }
 
 // freeze sends SIGSTOP to pr (the role named), unless *frozen says it
@@ -58,35 +64,46 @@ func (p *Pool) resume(role string, pr *loopback.Process, frozen *bool) error {
 	return pr.Resume(p.opts.StopTimeout)
 }
 
-// StopProvider stops the provider (SIGTERM, SIGKILL after StopTimeout);
-// its objects are gone. The master keeps running.
-func (p *Pool) StopProvider() error {
+// StopProvider stops provider 0 (StopProviderAt).
+func (p *Pool) StopProvider() error { return p.StopProviderAt(0) }
+
+// StartProvider starts provider 0 again (StartProviderAt).
+func (p *Pool) StartProvider(ctx context.Context) error { return p.StartProviderAt(ctx, 0) }
+
+// StopProviderAt stops provider i (SIGTERM, SIGKILL after StopTimeout);
+// its objects are gone. The master and the other providers keep
+// running.
+func (p *Pool) StopProviderAt(i int) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	pr, err := p.runningProvider()
+	pr, err := p.runningProvider(i)
 	if err != nil {
 		return err
 	}
-	p.provider, p.frozen = nil, false
+	p.providers[i].proc, p.providers[i].frozen = nil, false
 	return pr.Stop(p.log, p.opts.StopTimeout)
 }
 
-// StartProvider starts a new, empty provider after StopProvider (or after
-// the provider exited by itself), on its old port when that is free.
-func (p *Pool) StartProvider(ctx context.Context) error {
+// StartProviderAt starts a new, empty provider i after StopProviderAt or
+// KillProviderAt (or after it exited by itself), on its old port when
+// that is free.
+func (p *Pool) StartProviderAt(ctx context.Context, i int) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.stopped {
 		return ErrStopped
 	}
-	if p.provider != nil && p.provider.Alive() {
-		return fmt.Errorf("%w: provider pid %d is running", ErrState, p.provider.PID)
+	if i < 0 || i >= len(p.providers) {
+		return fmt.Errorf("%w: no provider %d (the pool has %d)", ErrState, i, len(p.providers))
+	}
+	if pr := p.providers[i].proc; pr != nil && pr.Alive() {
+		return fmt.Errorf("%w: provider %d pid %d is running", ErrState, i, pr.PID)
 	}
 	if p.master == nil || !p.master.Alive() {
 		return fmt.Errorf("%w: the master is not running", ErrState)
 	}
-	p.provider = nil
-	return p.startProvider(ctx)
+	p.providers[i].proc = nil
+	return p.startProvider(ctx, i)
 }
 
 // StopMaster stops the master (SIGTERM, SIGKILL after StopTimeout); the
@@ -138,7 +155,11 @@ func (p *Pool) Healthy() error {
 		return ErrStopped
 	}
 	var errs []error
-	for _, pr := range []*loopback.Process{p.master, p.provider} {
+	procs := []*loopback.Process{p.master}
+	for _, pv := range p.providers {
+		procs = append(procs, pv.proc)
+	}
+	for _, pr := range procs {
 		if pr != nil && !pr.Alive() {
 			errs = append(errs, pr.ExitError(ErrExited))
 		}
@@ -165,7 +186,10 @@ func (p *Pool) Stop() error {
 			errs = append(errs, err)
 		}
 	}
-	p.master, p.provider, p.frozen, p.masterFrozen = nil, nil, false, false
+	p.master, p.masterFrozen = nil, false
+	for i := range p.providers {
+		p.providers[i].proc, p.providers[i].frozen = nil, false
+	}
 	if len(errs) > 0 {
 		return errors.Join(errs...) // the launcher's thread stays, so Pdeathsig stays armed
 	}
@@ -193,15 +217,20 @@ func stopOrder(all []*loopback.Process) []*loopback.Process {
 	return order
 }
 
-func (p *Pool) runningProvider() (*loopback.Process, error) {
+// runningProvider returns provider i if it runs.
+func (p *Pool) runningProvider(i int) (*loopback.Process, error) {
 	if p.stopped {
 		return nil, ErrStopped
 	}
-	if p.provider == nil {
-		return nil, fmt.Errorf("%w: no provider is running", ErrState)
+	if i < 0 || i >= len(p.providers) {
+		return nil, fmt.Errorf("%w: no provider %d (the pool has %d)", ErrState, i, len(p.providers))
 	}
-	if !p.provider.Alive() {
-		return nil, p.provider.ExitError(ErrExited)
+	pr := p.providers[i].proc
+	if pr == nil {
+		return nil, fmt.Errorf("%w: no %s is running", ErrState, p.providerName(i))
 	}
-	return p.provider, nil
+	if !pr.Alive() {
+		return nil, pr.ExitError(ErrExited)
+	}
+	return pr, nil
 }

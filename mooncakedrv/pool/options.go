@@ -14,8 +14,11 @@ type Options struct {
 	// lib/libmooncake_store.so. It must be an absolute path.
 	Dir string
 
-	// SegmentSize is the provider's global segment in bytes: the pool's
-	// capacity (default 512 MiB).
+	// Providers is the number of segment providers, each on a port of
+	// its own (default 1, at most MaxProviders).
+	Providers int
+	// SegmentSize is each provider's global segment in bytes: the pool's
+	// capacity is Providers times it (default 512 MiB).
 	SegmentSize int64
 	// LocalBufferSize is the provider's local buffer in bytes (default
 	// 16 MiB).
@@ -69,6 +72,9 @@ type Options struct {
 	beforeLaunch func(role Role, attempt int, ports []int)
 }
 
+// MaxProviders bounds Options.Providers.
+const MaxProviders = 16
+
 // Test defaults, the master settings of the real-pool tier (docs/design.md,
 // section "Mooncake"): short put timeouts so an overtaken put shows in
 // seconds.
@@ -96,8 +102,13 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("%w: negative SegmentSize or LocalBufferSize", ErrOptions)
 	case o.StartTimeout < 0 || o.StopTimeout < 0 || o.Attempts < 0:
 		return o, fmt.Errorf("%w: negative StartTimeout, StopTimeout or Attempts", ErrOptions)
+	case o.Providers < 0 || o.Providers > MaxProviders:
+		return o, fmt.Errorf("%w: Providers is %d, want 0 (one) to %d", ErrOptions, o.Providers, MaxProviders)
 	case o.PutReleaseTimeout != 0 && o.PutReleaseTimeout < o.PutDiscardTimeout:
 		return o, fmt.Errorf("%w: PutReleaseTimeout %v below PutDiscardTimeout %v", ErrOptions, o.PutReleaseTimeout, o.PutDiscardTimeout)
+	}
+	if o.Providers == 0 {
+		o.Providers = 1
 	}
 	if o.SegmentSize == 0 {
 		o.SegmentSize = 512 << 20

@@ -13,8 +13,9 @@ import (
 	"github.com/kvshare/kvshare/loopback"
 )
 
-// Pool is a running master and segment provider on loopback. Its methods
-// are safe for concurrent use and run one at a time.
+// Pool is a running master and its segment providers (Options.Providers,
+// one by default) on loopback. Its methods are safe for concurrent use
+// and run one at a time. The methods without an index act on provider 0.
 type Pool struct {
 	opts   Options
 	log    *slog.Logger
@@ -27,13 +28,19 @@ type Pool struct {
 	rpcPort      int
 	metadataPort int
 	metricsPort  int
-	providerPort int
 	master       *loopback.Process   // nil while killed or stopped
-	provider     *loopback.Process   // nil while stopped
-	frozen       bool                // the provider is stopped by SIGSTOP (Freeze)
+	providers    []provider          // Options.Providers of them
 	masterFrozen bool                // the master is stopped by SIGSTOP (FreezeMaster)
 	launches     map[Role]int        // numbers the log files
 	all          []*loopback.Process // every process started, for Stop
+}
+
+// provider is one segment provider's slot: its process (nil while
+// stopped or killed), its service port, and whether it is frozen.
+type provider struct {
+	proc   *loopback.Process
+	port   int
+	frozen bool
 }
 
 // Start checks opts.Dir (see Check), starts the master and then the
@@ -49,7 +56,7 @@ func Start(ctx context.Context, opts Options) (*Pool, error) {
 	if err := Check(ctx, opts.Dir); err != nil {
 		return nil, err
 	}
-	p := &Pool{opts: opts, log: opts.Logger, logDir: opts.LogDir, launches: map[Role]int{}}
+	p := &Pool{opts: opts, log: opts.Logger, logDir: opts.LogDir, launches: map[Role]int{}, providers: make([]provider, opts.Providers)}
 	if p.logDir == "" {
 		if p.logDir, err = os.MkdirTemp("", "kvshare-pool-"); err != nil {
 			return nil, fmt.Errorf("pool: log folder: %w", err)
@@ -61,8 +68,8 @@ func Start(ctx context.Context, opts Options) (*Pool, error) {
 	p.launch = loopback.NewLauncher()
 	p.mu.Lock()
 	err = p.startMaster(ctx, false)
-	if err == nil {
-		err = p.startProvider(ctx)
+	for i := 0; err == nil && i < len(p.providers); i++ {
+		err = p.startProvider(ctx, i)
 	}
 	p.mu.Unlock()
 	if err != nil {
@@ -81,12 +88,34 @@ func (p *Pool) MetadataURL() string {
 	return "http://" + loopback.HostPort(p.metadataPort) + "/metadata"
 }
 
-// ProviderPort is the segment provider's service port; StartProvider may
-// move it when the old one was taken meanwhile.
-func (p *Pool) ProviderPort() int {
+// ProviderPort is provider 0's service port; StartProvider may move it
+// when the old one was taken meanwhile.
+func (p *Pool) ProviderPort() int { return p.ProviderPortOf(0) }
+
+// ProviderPortOf is provider i's service port (0 for no such provider).
+func (p *Pool) ProviderPortOf(i int) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.providerPort
+	if i < 0 || i >= len(p.providers) {
+		return 0
+	}
+	return p.providers[i].port
+}
+
+// Providers is the number of segment providers the pool runs.
+func (p *Pool) Providers() int { return len(p.providers) }
+
+// ProviderPID is provider i's PID, 0 when it does not run.
+func (p *Pool) ProviderPID(i int) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if i < 0 || i >= len(p.providers) {
+		return 0
+	}
+	if pr := p.providers[i].proc; pr != nil && pr.Alive() {
+		return pr.PID
+	}
+	return 0
 }
 
 // ClientEnv is the environment ("NAME=value") a client process of this
@@ -135,7 +164,7 @@ func (p *Pool) current(role Role) *loopback.Process {
 	if role == Master {
 		return p.master
 	}
-	return p.provider
+	return p.providers[0].proc
 }
 
 func (p *Pool) logPath(role Role, n int) string {
@@ -148,7 +177,7 @@ func (p *Pool) startMaster(ctx context.Context, samePorts bool) error {
 	var errs []error
 	for attempt := 1; attempt <= p.opts.Attempts; attempt++ {
 		if !samePorts {
-			ports, err := loopback.PickPorts(3, p.providerPort)
+			ports, err := loopback.PickPorts(3, p.providerPorts()...)
 			if err != nil {
 				return err
 			}
@@ -168,22 +197,34 @@ func (p *Pool) startMaster(ctx context.Context, samePorts bool) error {
 	return fmt.Errorf("pool: master did not start in %d attempts: %w", p.opts.Attempts, errors.Join(errs...))
 }
 
-// startProvider launches the provider, on its old port first when it had
+// providerPorts lists the providers' ports, for picking others.
+func (p *Pool) providerPorts() []int {
+	var ports []int
+	for _, pv := range p.providers {
+		if pv.port != 0 {
+			ports = append(ports, pv.port)
+		}
+	}
+	return ports
+}
+
+// startProvider launches provider i, on its old port first when it had
 // one and that port is free, else on a fresh port.
-func (p *Pool) startProvider(ctx context.Context) error {
+func (p *Pool) startProvider(ctx context.Context, i int) error {
+	pv := &p.providers[i]
 	var errs []error
 	for attempt := 1; attempt <= p.opts.Attempts; attempt++ {
-		if p.providerPort == 0 || attempt > 1 || !loopback.Free(p.providerPort) {
-			ports, err := loopback.PickPorts(1, p.rpcPort, p.metadataPort, p.metricsPort, p.providerPort)
+		if pv.port == 0 || attempt > 1 || !loopback.Free(pv.port) {
+			ports, err := loopback.PickPorts(1, append(p.providerPorts(), p.rpcPort, p.metadataPort, p.metricsPort)...)
 			if err != nil {
 				return err
 			}
-			p.providerPort = ports[0]
+			pv.port = ports[0]
 		}
-		args := p.opts.providerArgs(p.providerPort, p.MasterAddress(), p.MetadataURL())
-		pr, err := p.launchOne(ctx, Provider, attempt, ProviderBinary, args, p.opts.ProviderEnv, p.providerPort)
+		args := p.opts.providerArgs(pv.port, p.MasterAddress(), p.MetadataURL())
+		pr, err := p.launchOne(ctx, Provider, attempt, ProviderBinary, args, p.opts.ProviderEnv, pv.port)
 		if err == nil {
-			p.provider, p.frozen = pr, false
+			pv.proc, pv.frozen = pr, false
 			return nil
 		}
 		if !errors.Is(err, ErrEarlyExit) {
@@ -191,7 +232,15 @@ func (p *Pool) startProvider(ctx context.Context) error {
 		}
 		errs = append(errs, err)
 	}
-	return fmt.Errorf("pool: provider did not start in %d attempts: %w", p.opts.Attempts, errors.Join(errs...))
+	return fmt.Errorf("pool: %s did not start in %d attempts: %w", p.providerName(i), p.opts.Attempts, errors.Join(errs...))
+}
+
+// providerName names provider i in errors: "provider" in a pool of one.
+func (p *Pool) providerName(i int) string {
+	if len(p.providers) == 1 {
+		return "provider"
+	}
+	return fmt.Sprint("provider ", i)
 }
 
 // launchOne starts one process and waits until it accepts on every port
