@@ -49,6 +49,18 @@ func (l *Launcher) Close() { close(l.quit) }
 // its own process group, SIGKILLed if the launcher's thread dies. name
 // is how errors and logs call the child.
 func (l *Launcher) Spawn(name, path string, args, env []string, logPath string) (*Process, error) {
+	return l.spawn(name, path, args, env, logPath, 0)
+}
+
+// SpawnInNetNS is Spawn with the child in a network namespace of its own
+// (CLONE_NEWNET, which needs root): it starts with a loopback interface
+// only, down, and reaches nothing until the caller moves an interface
+// into it.
+func (l *Launcher) SpawnInNetNS(name, path string, args, env []string, logPath string) (*Process, error) {
+	return l.spawn(name, path, args, env, logPath, syscall.CLONE_NEWNET)
+}
+
+func (l *Launcher) spawn(name, path string, args, env []string, logPath string, cloneflags uintptr) (*Process, error) {
 	logFile, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("loopback: %s log: %w", name, err)
@@ -57,7 +69,7 @@ func (l *Launcher) Spawn(name, path string, args, env []string, logPath string) 
 	cmd := exec.Command(path, args...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Cloneflags: cloneflags}
 	fmt.Fprintf(logFile, "# loopback: %s %s\n", path, strings.Join(args, " "))
 	errc := make(chan error, 1)
 	l.reqs <- func() { errc <- cmd.Start() }

@@ -16,9 +16,15 @@ import (
 // the caller trusts the dial); a process whose descriptors cannot be read
 // (one exiting) owns nothing.
 func OwnsListener(pid, port int) (owns, known bool) {
+	return ownsListenerIn("/proc/net", pid, port)
+}
+
+// ownsListenerIn is OwnsListener over the tcp and tcp6 tables under dir
+// (/proc/net, or /proc/PID/net for a child's own network namespace).
+func ownsListenerIn(dir string, pid, port int) (owns, known bool) {
 	listening := map[string]bool{}
 	found := false
-	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+	for _, table := range []string{dir + "/tcp", dir + "/tcp6"} {
 		data, err := os.ReadFile(table)
 		if err != nil {
 			continue
@@ -34,13 +40,13 @@ func OwnsListener(pid, port int) (owns, known bool) {
 	if len(listening) == 0 {
 		return false, true
 	}
-	dir := fmt.Sprintf("/proc/%d/fd", pid)
-	fds, err := os.ReadDir(dir)
+	fdDir := fmt.Sprintf("/proc/%d/fd", pid)
+	fds, err := os.ReadDir(fdDir)
 	if err != nil {
 		return false, true
 	}
 	for _, fd := range fds {
-		target, err := os.Readlink(filepath.Join(dir, fd.Name()))
+		target, err := os.Readlink(filepath.Join(fdDir, fd.Name()))
 		if err != nil {
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"strconv"
 	"time"
 )
 
@@ -16,13 +17,24 @@ const ReadyPoll = 25 * time.Millisecond
 // own listener from another program's on the same port, so a child that
 // takes long to listen costs a refused dial a port a poll.
 func (pr *Process) WaitReady(ctx context.Context, timeout time.Duration, ports ...int) error {
+	return pr.waitReady(ctx, timeout, Host, "/proc/net", ports)
+}
+
+// WaitReadyAt is WaitReady for a child listening on host in a network
+// namespace of its own: the dials go to host, and the child's listeners
+// are read from its own namespace's tables (/proc/PID/net).
+func (pr *Process) WaitReadyAt(ctx context.Context, timeout time.Duration, host string, ports ...int) error {
+	return pr.waitReady(ctx, timeout, host, fmt.Sprintf("/proc/%d/net", pr.PID), ports)
+}
+
+func (pr *Process) waitReady(ctx context.Context, timeout time.Duration, host, tables string, ports []int) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	tick := time.NewTicker(ReadyPoll)
 	defer tick.Stop()
 	pending := append([]int(nil), ports...)
 	for {
-		pending = notAccepting(ctx, pr.PID, pending)
+		pending = notAccepting(ctx, pr.PID, host, tables, pending)
 		if len(pending) == 0 && pr.Alive() {
 			return nil
 		}
@@ -37,19 +49,19 @@ func (pr *Process) WaitReady(ctx context.Context, timeout time.Duration, ports .
 	}
 }
 
-// notAccepting returns the ports of pending that refuse a dial or that
-// pid does not own.
-func notAccepting(ctx context.Context, pid int, pending []int) []int {
+// notAccepting returns the ports of pending that refuse a dial on host
+// or that pid does not own (by the listener tables under tables).
+func notAccepting(ctx context.Context, pid int, host, tables string, pending []int) []int {
 	var left []int
 	for _, port := range pending {
 		d := net.Dialer{Timeout: time.Second}
-		conn, err := d.DialContext(ctx, "tcp4", HostPort(port))
+		conn, err := d.DialContext(ctx, "tcp4", net.JoinHostPort(host, strconv.Itoa(port)))
 		if err != nil {
 			left = append(left, port)
 			continue
 		}
 		_ = conn.Close()
-		if owns, known := OwnsListener(pid, port); known && !owns {
+		if owns, known := ownsListenerIn(tables, pid, port); known && !owns {
 			left = append(left, port)
 		}
 	}

@@ -66,3 +66,26 @@ func (p *Pool) runningMaster() (*loopback.Process, error) {
 	}
 	return p.master, nil
 }
+
+// CutProvider takes provider i's network link down: it runs on, but
+// nothing reaches it and nothing leaves it until HealProvider. Only an
+// isolated pool can (ErrState otherwise).
+func (p *Pool) CutProvider(i int) error { return p.link(i, true) }
+
+// HealProvider brings a cut provider's link up again.
+func (p *Pool) HealProvider(i int) error { return p.link(i, false) }
+
+func (p *Pool) link(i int, cut bool) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.iso == nil {
+		return fmt.Errorf("%w: the providers are not isolated, so none can be cut off", ErrState)
+	}
+	if _, err := p.runningProvider(i); err != nil {
+		return err
+	}
+	if cut {
+		return p.iso.cut(i)
+	}
+	return p.iso.heal(i)
+}

@@ -194,6 +194,11 @@ func (p *Pool) Stop() error {
 		return errors.Join(errs...) // the launcher's thread stays, so Pdeathsig stays armed
 	}
 	p.launch.Close()
+	if p.iso != nil {
+		if err := p.iso.remove(); err != nil {
+			return err
+		}
+	}
 	if p.ownDir {
 		if err := os.RemoveAll(p.logDir); err != nil {
 			return fmt.Errorf("pool: removing logs: %w", err)

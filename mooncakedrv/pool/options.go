@@ -17,6 +17,15 @@ type Options struct {
 	// Providers is the number of segment providers, each on a port of
 	// its own (default 1, at most MaxProviders).
 	Providers int
+	// Isolate runs each provider in a network namespace of its own,
+	// joined to the master and the clients by a bridge in the caller's
+	// namespace (10.88.N.0/24), so that a provider can be cut off
+	// (CutProvider) as well as killed or frozen. It needs root and ip and
+	// nsenter; where they are missing the providers run on loopback and
+	// the pool says so in one line. The bridge is made in the caller's
+	// namespace: run isolated pools only inside a namespace of your own
+	// (the real-pool tier's).
+	Isolate bool
 	// SegmentSize is each provider's global segment in bytes: the pool's
 	// capacity is Providers times it (default 512 MiB).
 	SegmentSize int64
@@ -141,14 +150,14 @@ func (o Options) withDefaults() (Options, error) {
 }
 
 // masterArgs is the master's command line on the given ports.
-func (o Options) masterArgs(rpc, metadata, metrics int) []string {
+func (o Options) masterArgs(host string, rpc, metadata, metrics int) []string {
 	args := []string{
-		"--rpc_address=" + Host,
+		"--rpc_address=" + host,
 		fmt.Sprintf("--rpc_port=%d", rpc),
 		"--enable_http_metadata_server=true",
-		"--http_metadata_server_host=" + Host,
+		"--http_metadata_server_host=" + host,
 		fmt.Sprintf("--http_metadata_server_port=%d", metadata),
-		"--metrics_host=" + Host,
+		"--metrics_host=" + host,
 		fmt.Sprintf("--metrics_port=%d", metrics),
 		"--logtostderr=true",
 	}
@@ -168,9 +177,9 @@ func (o Options) masterArgs(rpc, metadata, metrics int) []string {
 }
 
 // providerArgs is the segment provider's command line.
-func (o Options) providerArgs(port int, masterAddr, metadataURL string) []string {
+func (o Options) providerArgs(host string, port int, masterAddr, metadataURL string) []string {
 	args := []string{
-		"--host=" + Host,
+		"--host=" + host,
 		fmt.Sprintf("--port=%d", port),
 		"--metadata_server=" + metadataURL,
 		"--master_server_address=" + masterAddr,

@@ -11,7 +11,7 @@ import (
 func TestMasterArgsForTests(t *testing.T) {
 	o, err := ForTests("/m").withDefaults()
 	require.NoError(t, err)
-	args := o.masterArgs(20001, 20002, 20003)
+	args := o.masterArgs(Host, 20001, 20002, 20003)
 	for _, want := range []string{
 		"--rpc_address=127.0.0.1", "--rpc_port=20001",
 		"--enable_http_metadata_server=true", "--http_metadata_server_host=127.0.0.1",
@@ -29,7 +29,7 @@ func TestMasterArgsForTests(t *testing.T) {
 func TestMasterArgsWithEvictionAndTTL(t *testing.T) {
 	o, err := Options{Dir: "/m", Eviction: true, ClientTTL: 3 * time.Second, MasterFlags: []string{"--v=1"}}.withDefaults()
 	require.NoError(t, err)
-	args := o.masterArgs(1, 2, 3)
+	args := o.masterArgs(Host, 1, 2, 3)
 	assert.Contains(t, args, "--client_ttl=3")
 	assert.Equal(t, "--v=1", args[len(args)-1])
 	for _, a := range args {
@@ -41,7 +41,7 @@ func TestMasterArgsWithEvictionAndTTL(t *testing.T) {
 func TestProviderArgs(t *testing.T) {
 	o, err := Options{Dir: "/m", SegmentSize: 64 << 20, ProviderFlags: []string{"--threads=2"}}.withDefaults()
 	require.NoError(t, err)
-	args := o.providerArgs(20004, "127.0.0.1:20001", "http://127.0.0.1:20002/metadata")
+	args := o.providerArgs(Host, 20004, "127.0.0.1:20001", "http://127.0.0.1:20002/metadata")
 	for _, want := range []string{
 		"--host=127.0.0.1", "--port=20004", "--protocol=tcp",
 		"--master_server_address=127.0.0.1:20001", "--metadata_server=http://127.0.0.1:20002/metadata",

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 
@@ -22,6 +24,9 @@ type Pool struct {
 	launch *loopback.Launcher
 	logDir string
 	ownDir bool // logDir was made by Start, so Stop removes it
+
+	iso  *isolation // nil: every process on loopback
+	host string     // the master's and the clients' address
 
 	mu           sync.Mutex
 	stopped      bool
@@ -65,6 +70,16 @@ func Start(ctx context.Context, opts Options) (*Pool, error) {
 	} else if err := os.MkdirAll(p.logDir, 0o755); err != nil {
 		return nil, fmt.Errorf("pool: log folder: %w", err)
 	}
+	p.host = loopback.Host
+	if opts.Isolate {
+		if why := isolationUnavailable(); why != "" {
+			p.log.Warn("pool: providers run on loopback, not each in a network namespace of its own: " + why)
+		} else if p.iso, err = newIsolation(); err != nil {
+			return nil, err
+		} else {
+			p.host = p.iso.host()
+		}
+	}
 	p.launch = loopback.NewLauncher()
 	p.mu.Lock()
 	err = p.startMaster(ctx, false)
@@ -80,12 +95,29 @@ func Start(ctx context.Context, opts Options) (*Pool, error) {
 }
 
 // MasterAddress is the master's RPC address, "127.0.0.1:port".
-func (p *Pool) MasterAddress() string { return loopback.HostPort(p.rpcPort) }
+func (p *Pool) MasterAddress() string { return net.JoinHostPort(p.host, strconv.Itoa(p.rpcPort)) }
+
+// Host is the address the master listens on and clients bind to:
+// 127.0.0.1, or the bridge's of an isolated pool.
+func (p *Pool) Host() string { return p.host }
+
+// Isolated reports whether each provider runs in a network namespace of
+// its own (Options.Isolate, where the process could).
+func (p *Pool) Isolated() bool { return p.iso != nil }
+
+// ProviderAddress is provider i's host:port.
+func (p *Pool) ProviderAddress(i int) string {
+	host := p.host
+	if p.iso != nil {
+		host = p.iso.providerHost(i)
+	}
+	return net.JoinHostPort(host, strconv.Itoa(p.ProviderPortOf(i)))
+}
 
 // MetadataURL is the master's HTTP metadata server as a client's
 // metadata_server setting: "http://127.0.0.1:port/metadata".
 func (p *Pool) MetadataURL() string {
-	return "http://" + loopback.HostPort(p.metadataPort) + "/metadata"
+	return "http://" + net.JoinHostPort(p.host, strconv.Itoa(p.metadataPort)) + "/metadata"
 }
 
 // ProviderPort is provider 0's service port; StartProvider may move it
@@ -120,7 +152,7 @@ func (p *Pool) ProviderPID(i int) int {
 
 // ClientEnv is the environment ("NAME=value") a client process of this
 // pool needs: the transfer engine bound to loopback.
-func (p *Pool) ClientEnv() []string { return []string{"MC_TCP_BIND_ADDRESS=" + loopback.Host} }
+func (p *Pool) ClientEnv() []string { return []string{"MC_TCP_BIND_ADDRESS=" + p.host} }
 
 // LogDir is the folder that holds the processes' logs.
 func (p *Pool) LogDir() string { return p.logDir }
@@ -183,8 +215,9 @@ func (p *Pool) startMaster(ctx context.Context, samePorts bool) error {
 			}
 			p.rpcPort, p.metadataPort, p.metricsPort = ports[0], ports[1], ports[2]
 		}
-		args := p.opts.masterArgs(p.rpcPort, p.metadataPort, p.metricsPort)
-		pr, err := p.launchOne(ctx, Master, attempt, MasterBinary, args, p.opts.MasterEnv, p.rpcPort, p.metadataPort, p.metricsPort)
+		args := p.opts.masterArgs(p.host, p.rpcPort, p.metadataPort, p.metricsPort)
+		pr, err := p.launchOne(ctx, Master, attempt, spawnSpec{path: MasterBinary, args: args, env: p.opts.MasterEnv, host: p.host, provider: -1},
+			p.rpcPort, p.metadataPort, p.metricsPort)
 		if err == nil {
 			p.master = pr
 			return nil
@@ -221,8 +254,12 @@ func (p *Pool) startProvider(ctx context.Context, i int) error {
 			}
 			pv.port = ports[0]
 		}
-		args := p.opts.providerArgs(pv.port, p.MasterAddress(), p.MetadataURL())
-		pr, err := p.launchOne(ctx, Provider, attempt, ProviderBinary, args, p.opts.ProviderEnv, pv.port)
+		host := p.host
+		if p.iso != nil {
+			host = p.iso.providerHost(i)
+		}
+		args := p.opts.providerArgs(host, pv.port, p.MasterAddress(), p.MetadataURL())
+		pr, err := p.launchOne(ctx, Provider, attempt, spawnSpec{path: ProviderBinary, args: args, env: p.opts.ProviderEnv, host: host, provider: i}, pv.port)
 		if err == nil {
 			pv.proc, pv.frozen = pr, false
 			return nil
@@ -243,27 +280,54 @@ func (p *Pool) providerName(i int) string {
 	return fmt.Sprint("provider ", i)
 }
 
+// spawnSpec is what launchOne starts: a binary of the folder, its
+// arguments and environment, the address it listens on, and, for a
+// provider, its index (-1 for the master).
+type spawnSpec struct {
+	path     string
+	args     []string
+	env      []string
+	host     string
+	provider int
+}
+
 // launchOne starts one process and waits until it accepts on every port
 // (ErrEarlyExit when it exits first, ErrNotReady past StartTimeout, when
-// it is stopped again).
-func (p *Pool) launchOne(ctx context.Context, role Role, attempt int, binary string, args, env []string, ports ...int) (*loopback.Process, error) {
+// it is stopped again). A provider of an isolated pool starts in a
+// network namespace of its own, joined to the bridge before it runs.
+func (p *Pool) launchOne(ctx context.Context, role Role, attempt int, s spawnSpec, ports ...int) (*loopback.Process, error) {
 	if p.opts.beforeLaunch != nil {
 		p.opts.beforeLaunch(role, attempt, ports)
 	}
 	p.launches[role]++
 	logPath := p.logPath(role, p.launches[role])
-	env = append([]string{"MC_TCP_BIND_ADDRESS=" + loopback.Host}, env...)
-	pr, err := p.launch.Spawn(string(role), filepath.Join(p.opts.Dir, binary), args, env, logPath)
+	env := append([]string{"MC_TCP_BIND_ADDRESS=" + s.host}, s.env...)
+	path, args := filepath.Join(p.opts.Dir, s.path), s.args
+	isolated := p.iso != nil && s.provider >= 0
+	var pr *loopback.Process
+	var err error
+	if isolated {
+		path, args = p.iso.wrap(s.provider, path, args)
+		pr, err = p.launch.SpawnInNetNS(string(role), path, args, env, logPath)
+	} else {
+		pr, err = p.launch.Spawn(string(role), path, args, env, logPath)
+	}
 	if err != nil {
 		return nil, err
 	}
 	p.all = append(p.all, pr)
 	started := time.Now()
-	if err := pr.WaitReady(ctx, p.opts.StartTimeout, ports...); err != nil {
+	if isolated {
+		err = p.iso.attach(s.provider, pr.PID)
+	}
+	if err == nil {
+		err = pr.WaitReadyAt(ctx, p.opts.StartTimeout, s.host, ports...)
+	}
+	if err != nil {
 		err = errors.Join(err, pr.Stop(p.log, p.opts.StopTimeout)) // Join drops a nil
 		p.log.Warn("pool: launch failed", "role", role, "attempt", attempt, "pid", pr.PID, "ports", ports, "log", logPath, "err", err)
 		return nil, err
 	}
-	p.log.Info("pool: started", "role", role, "pid", pr.PID, "ports", ports, "after", time.Since(started).Round(time.Millisecond), "log", logPath)
+	p.log.Info("pool: started", "role", role, "pid", pr.PID, "host", s.host, "ports", ports, "after", time.Since(started).Round(time.Millisecond), "log", logPath)
 	return pr, nil
 }
