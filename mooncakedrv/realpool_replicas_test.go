@@ -133,7 +133,10 @@ func TestRealIsolatedProviders(t *testing.T) {
 
 	require.NoError(t, s.pool.CutProvider(0))
 	start := time.Now()
-	got = r.get(names, span(rows, 2*rows)...)
+	f, ch := notify()
+	op, err := r.drv.Get(r.batch(names, span(rows, 2*rows)...), nil, f)
+	require.NoError(t, err)
+	got = settleWithin(t, op, ch, 150*time.Second)
 	t.Logf("get with provider 0 cut off (%v): %v %v", time.Since(start).Round(time.Millisecond), got.Rows, got.Access)
 	require.NoError(t, s.pool.HealProvider(0))
 	if got.Access == contract.Unprovable {
