@@ -25,3 +25,13 @@ func Tier() (dir string, on bool, err error) {
 	}
 	return dir, true, Check(context.Background(), dir)
 }
+
+// EnvIsolate, set to 1, says the process runs in a network namespace of
+// its own where pools may make their bridge (the real-pool tier sets it):
+// see Options.Isolate and IsolationAllowed.
+const EnvIsolate = "KVSHARE_POOL_ISOLATE"
+
+// IsolationAllowed reports whether EnvIsolate is 1: a test asks for
+// Options.Isolate only then, so that no bridge is ever made in a
+// namespace the test does not own.
+func IsolationAllowed() bool { return os.Getenv(EnvIsolate) == "1" }
