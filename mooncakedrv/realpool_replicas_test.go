@@ -103,11 +103,8 @@ func TestRealReplicasExistOnlyOnceEveryCopyIsWritten(t *testing.T) {
 // although their other copy is whole, and exists still says 1. Once the
 // master's client_ttl has dropped the dead provider's segment, a fresh
 // driver reads every row from the copy left.
-//
-// On loopback. (WIP: with the providers isolated, the fresh driver's get
-// past client_ttl read every row Miss instead; not understood yet.)
 func TestRealReplicasAfterAProviderDies(t *testing.T) {
-	s := replicaStore(t, 2, 2, false)
+	s := replicaStore(t, 2, 2, true)
 	const rows, slotBytes = 8, 64 << 10
 	r := openRealRigOver(t, s, keptMemory(t, 2*rows, slotBytes), "kvshare-realpool/replicas")
 	names := replicaRows(r, "rep", rows)

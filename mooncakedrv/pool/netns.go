@@ -44,7 +44,11 @@ func newIsolation() (*isolation, error) {
 			continue
 		}
 		s := &isolation{subnet: n}
-		if err := run("ip", "link", "add", bridgeName(n), "type", "bridge"); err != nil {
+		// A fixed address: a bridge without one takes the lowest of its
+		// ports', so a provider's pair leaving (a kill) would change it
+		// under every neighbour's ARP cache, cutting the others off from
+		// the master until their entries expire.
+		if err := run("ip", "link", "add", bridgeName(n), "address", fmt.Sprintf("02:6b:76:00:00:%02x", n), "type", "bridge"); err != nil {
 			if _, statErr := os.Stat("/sys/class/net/" + bridgeName(n)); statErr == nil {
 				continue // another pool took it meanwhile
 			}
