@@ -16,9 +16,9 @@ import (
 // replicaStore is a pool of providers whose clients ask every put for
 // replicas copies (the store config's replicas), isolated each in a
 // network namespace of its own when the tier allows it.
-func replicaStore(t *testing.T, providers, replicas int, isolate bool) *realStore {
+func replicaStore(t *testing.T, providers, replicas int) *realStore {
 	t.Helper()
-	s := startRealStore(t, func(o *pool.Options) { o.Providers, o.Isolate = providers, isolate && pool.IsolationAllowed() })
+	s := startRealStore(t, func(o *pool.Options) { o.Providers, o.Isolate = providers, pool.IsolationAllowed() })
 	cfg, err := os.ReadFile(s.config)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(s.config, fmt.Appendf(cfg, "replicas = %d\n", replicas), 0o644))
@@ -68,7 +68,7 @@ func checkReadBack(t *testing.T, r *realRig, st contract.OpState, from int, what
 // for all of them), and when the frozen copy's transfer times out the
 // whole put answers -800 and stores nothing.
 func TestRealReplicasExistOnlyOnceEveryCopyIsWritten(t *testing.T) {
-	s := replicaStore(t, 2, 2, true)
+	s := replicaStore(t, 2, 2)
 	const rows, slotBytes = 8, 64 << 10
 	r := openRealRigOver(t, s, keptMemory(t, rows, slotBytes), "kvshare-realpool/replicas-held")
 	probe := openRealRig(t, s, 1, slotBytes, "kvshare-realpool/replicas-held")
@@ -104,7 +104,7 @@ func TestRealReplicasExistOnlyOnceEveryCopyIsWritten(t *testing.T) {
 // master's client_ttl has dropped the dead provider's segment, a fresh
 // driver reads every row from the copy left.
 func TestRealReplicasAfterAProviderDies(t *testing.T) {
-	s := replicaStore(t, 2, 2, true)
+	s := replicaStore(t, 2, 2)
 	const rows, slotBytes = 8, 64 << 10
 	r := openRealRigOver(t, s, keptMemory(t, 2*rows, slotBytes), "kvshare-realpool/replicas")
 	names := replicaRows(r, "rep", rows)
@@ -148,7 +148,7 @@ func TestRealACutOffProvider(t *testing.T) {
 	if !pool.IsolationAllowed() {
 		t.Skip("providers are not isolated here (" + pool.EnvIsolate + " unset: not in the tier's own network namespace), so none can be cut off")
 	}
-	s := replicaStore(t, 3, 2, true)
+	s := replicaStore(t, 3, 2)
 	require.True(t, s.pool.Isolated(), "isolation allowed, yet the pool could not isolate its providers")
 	const rows, slotBytes = 8, 64 << 10
 	r := openRealRigOver(t, s, keptMemory(t, 2*rows, slotBytes), "kvshare-realpool/cut")
