@@ -32,6 +32,8 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	plotPath := fs.String("plot", "", "draw the figures into this file (.svg or .png); several files, comma-separated")
 	store := fs.String("store", "", "store file (TOML) of a running Mooncake pool (measurement 5, and 6's real-pool case) or Redis server or Redis Cluster (measurement 7)")
 	mooncakeDir := fs.String("mooncake-dir", "", "Mooncake folder (bin/, lib/): start a loopback pool from it for measurement 5 (and another for 6's real-pool case)")
+	providers := fs.Int("providers", 0, "with --mooncake-dir: segment providers of the pool started (0: one)")
+	replicas := fs.Int("replicas", 0, "with --mooncake-dir: copies every put of the pool started asks for (0: one)")
 	redisServer := fs.String("redis-server", "", "redis-server binary (a path, or a name in PATH): start a loopback Redis server from it for measurement 7, and a three-node Redis Cluster beside it (redis-cli beside the binary)")
 	redisCluster := fs.Bool("redis-cluster", false, "with --redis-server: start a loopback three-node Redis Cluster instead, and measure 7 over it alone")
 	short := fs.Bool("short", false, "quick settings: fewer repetitions and samples (the mage bench target)")
@@ -63,6 +65,7 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return 2
 	}
 	o.Redis.Cluster = *redisCluster
+	o.Pool.Providers, o.Pool.Replicas = *providers, *replicas
 	if err := benchStores(&o, *store, *mooncakeDir, *redisServer); err != nil {
 		fmt.Fprintln(stderr, "kvshare bench:", err)
 		return 2

@@ -133,8 +133,13 @@ type poolOptions struct {
 	RowSizes    []int64
 	// Bytes is what one round moves each way.
 	Bytes int64
-	// Segment is the segment size of a pool started from MooncakeDir.
+	// Segment is the segment size of a pool started from MooncakeDir
+	// (each provider's).
 	Segment int64
+	// Providers is the segment providers of a pool started from
+	// MooncakeDir (0: one); Replicas the copies its clients ask every put
+	// for (0: one).
+	Providers, Replicas int
 	// ViewRows is the rows of one submitted view.
 	ViewRows int
 	// RoundtripViewRows is the rows of one view of the roundtrip-shaped
@@ -279,7 +284,7 @@ func (o Options) Validate() error {
 	}
 	p := o.Pool
 	check(p.StorePath == "" || p.MooncakeDir == "", "give a store config or a Mooncake folder, not both")
-	check(len(p.RowSizes) > 0 && p.ViewRows > 0 && p.RoundtripViewRows > 0 && p.Segment >= 0, "real pool settings out of range: %+v", p)
+	check(len(p.RowSizes) > 0 && p.ViewRows > 0 && p.RoundtripViewRows > 0 && p.Segment >= 0 && p.Providers >= 0 && p.Replicas >= 0, "real pool settings out of range: %+v", p)
 	for _, rs := range p.RowSizes {
 		check(rs > 0 && p.Bytes >= rs, "real pool: row size %d must be > 0 and at most bytes per round %d", rs, p.Bytes)
 	}

@@ -35,12 +35,13 @@ func openPool(ctx context.Context, o poolOptions, logger *slog.Logger) (*poolTar
 	t := &poolTarget{warm: 2 * o.Bytes}
 	path := o.StorePath
 	if o.MooncakeDir != "" {
-		started, p, stop, err := poolconfig.Start(ctx, o.MooncakeDir, pool.Options{SegmentSize: o.Segment}, logger)
+		started, p, stop, err := poolconfig.Start(ctx, o.MooncakeDir, pool.Options{SegmentSize: o.Segment, Providers: o.Providers}, logger, poolconfig.Replicas(o.Replicas))
 		if err != nil {
 			return nil, fmt.Errorf("bench: %w", err)
 		}
 		path, t.stop = started, stop
-		t.describe = fmt.Sprintf("a loopback pool started from %s (master %s, a %s segment)", o.MooncakeDir, p.MasterAddress(), size(o.Segment))
+		t.describe = fmt.Sprintf("a loopback pool started from %s (master %s, %d provider(s) of a %s segment each, replicas %d)",
+			o.MooncakeDir, p.MasterAddress(), p.Providers(), size(o.Segment), max(1, o.Replicas))
 		t.warm = o.Segment
 	}
 	cfg, err := mooncakesdk.LoadStoreConfig(path)

@@ -26,7 +26,7 @@ const LocalBufferSize = 64 << 20
 // segment 0 (the client mounts nothing: every byte crosses TCP to the
 // pool's segment provider), a LocalBufferSize local buffer. The client
 // process also needs p.ClientEnv() in its environment.
-func Text(dir string, p *pool.Pool, keyPrefix string) (string, error) {
+func Text(dir string, p *pool.Pool, keyPrefix string, edits ...Edit) (string, error) {
 	sum, err := pool.LibrarySHA256(dir)
 	if err != nil {
 		return "", fmt.Errorf("hashing the library: %w", err)
@@ -43,7 +43,29 @@ protocol = "tcp"
 local_hostname = "127.0.0.1"
 global_segment_size = 0
 local_buffer_size = %d
-`, keyPrefix, filepath.Join(dir, pool.Library), sum, p.MasterAddress(), p.MetadataURL(), LocalBufferSize), nil
+`, keyPrefix, filepath.Join(dir, pool.Library), sum, p.MasterAddress(), p.MetadataURL(), LocalBufferSize) + extra(edits), nil
+}
+
+// Edit adds lines to the [mooncake] section Text writes.
+type Edit func() string
+
+// Replicas asks every put for n copies (nothing for n below 2).
+func Replicas(n int) Edit {
+	return func() string {
+		if n < 2 {
+			return ""
+		}
+		return fmt.Sprintf("replicas = %d\n", n)
+	}
+}
+
+// extra joins the edits' lines.
+func extra(edits []Edit) string {
+	var b strings.Builder
+	for _, e := range edits {
+		b.WriteString(e())
+	}
+	return b.String()
 }
 
 // Start starts a loopback pool from the Mooncake folder dir (made
@@ -52,7 +74,7 @@ local_buffer_size = %d
 // client environment the pool asks for in this process, and returns the
 // config's path, the pool, and stop, which stops the pool and removes
 // the folder. Anything it started is stopped again when it fails.
-func Start(ctx context.Context, dir string, opts pool.Options, logger *slog.Logger) (path string, p *pool.Pool, stop func() error, err error) {
+func Start(ctx context.Context, dir string, opts pool.Options, logger *slog.Logger, edits ...Edit) (path string, p *pool.Pool, stop func() error, err error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", nil, nil, err
@@ -70,7 +92,7 @@ func Start(ctx context.Context, dir string, opts pool.Options, logger *slog.Logg
 		return "", nil, nil, errors.Join(err, p.Stop())
 	}
 	stop = func() error { return errors.Join(p.Stop(), os.RemoveAll(tmp)) }
-	text, err := Text(abs, p, "kvshare")
+	text, err := Text(abs, p, "kvshare", edits...)
 	if err != nil {
 		return "", nil, nil, errors.Join(err, stop())
 	}
