@@ -64,6 +64,61 @@ func faultCases() []faultCase {
 		expect:     answered(mooncakesdk.TransferFail),
 		seedsAfter: contract.Miss,
 	}, {
+		slug:     "replica-provider-killed",
+		name:     "one of three providers killed (SIGKILL) mid-fetch, replicas 2; restarted empty",
+		tune:     func(o *pool.Options) { o.Providers, o.ClientTTL, o.Isolate = 3, faultTTL, pool.IsolationAllowed() },
+		replicas: 2,
+		midPut:   true, midGet: true,
+		strike: func(t *testing.T, r *faultRun) { require.NoError(t, r.s.pool.KillProviderAt(0)) },
+		recover: func(t *testing.T, r *faultRun) string {
+			// The seeds keep a copy on another provider, so waitSegmentDropped
+			// cannot tell: wait out client_ttl with a margin.
+			time.Sleep(time.Until(r.strikeAt.Add(faultTTL + 2*time.Second)))
+			require.NoError(t, r.s.pool.StartProviderAt(t.Context(), 0))
+			return "past client_ttl (2 s) the master had dropped the dead provider's segment; a new, empty provider started in its place"
+		},
+		expect:     answered(mooncakesdk.TransferFail),
+		seedsAfter: contract.Ready, // every seed kept its copy on another provider
+	}, {
+		slug:     "provider-cut",
+		name:     "one of three providers cut off (link down) mid-put and mid-get, replicas 2, then its link up again",
+		tune:     func(o *pool.Options) { o.Providers, o.Isolate = 3, true },
+		replicas: 2,
+		skip: func() string {
+			if !pool.IsolationAllowed() {
+				return "providers cannot be isolated here (" + pool.EnvIsolate + " unset), so none can be cut off"
+			}
+			return ""
+		},
+		midPut: true, midGet: true,
+		// Cut off for two status-frame timeouts, then brought back while
+		// the calls that did not give up yet still wait: the connects to
+		// the cut node fail one SYN retry at a time (the tier's namespace
+		// allows one), so some calls end -800 and the rest go on once the
+		// link is up.
+		strike: func(t *testing.T, r *faultRun) {
+			require.NoError(t, r.s.pool.CutProvider(0))
+			time.Sleep(time.Until(r.strikeAt.Add(2 * statusTimeout)))
+			require.NoError(t, r.s.pool.HealProvider(0))
+		},
+		recover: func(t *testing.T, r *faultRun) string {
+			return fmt.Sprintf("none (its link came up again %v after the cut)", 2*statusTimeout)
+		},
+		expect:     felt,
+		seedsAfter: contract.Ready,
+	}, {
+		slug:   "master-killed-three-providers",
+		name:   "master killed (SIGKILL) mid-put and mid-get with three providers mounted, then restarted",
+		tune:   func(o *pool.Options) { o.Providers, o.Isolate = 3, pool.IsolationAllowed() },
+		midPut: true, midGet: true,
+		strike: func(t *testing.T, r *faultRun) { require.NoError(t, r.s.pool.KillMaster()) },
+		recover: func(t *testing.T, r *faultRun) string {
+			require.NoError(t, r.s.pool.StartMaster(t.Context()))
+			return "master restarted on its ports, empty; " + r.waitServing(t)
+		},
+		expect:     answered(mooncakesdk.RPCFail),
+		seedsAfter: contract.Miss,
+	}, {
 		slug:   "provider-frozen",
 		name:   "segment provider frozen (SIGSTOP) past the master's client_ttl (2 s), then resumed",
 		tune:   shortTTL,

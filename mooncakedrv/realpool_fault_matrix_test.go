@@ -1,6 +1,7 @@
 package mooncakedrv
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -53,6 +54,12 @@ func TestRealFaultMatrix(t *testing.T) {
 				rows = append(rows, row)
 				t.Logf("%s: %v", fc.name, time.Since(start).Round(100*time.Millisecond))
 			}()
+			if fc.skip != nil {
+				if why := fc.skip(); why != "" {
+					row.failed, row.recovered = false, "skipped: "+why
+					t.Skip(why)
+				}
+			}
 			if fc.run != nil {
 				fc.run(t, &row)
 				return
@@ -71,6 +78,11 @@ type faultCase struct {
 	slug, name string
 	// tune changes the pool's options (pool.ForTests).
 	tune func(*pool.Options)
+	// replicas is the copies every put of the lenders asks for (0: one).
+	replicas int
+	// skip says why the fault cannot be brought about here ("" when it
+	// can): the case is skipped, and the matrix says so.
+	skip func() string
 	// midPut and midGet: the fault strikes once a put call and a get
 	// call are inside the SDK, and the matrix checks it did.
 	midPut, midGet bool
@@ -108,6 +120,11 @@ type faultRun struct {
 // settle, observe, recover, a new backend, shutdown, fences.
 func runFault(t *testing.T, fc faultCase, row *matrixRow) {
 	r := &faultRun{s: startRealStore(t, fc.tune), prefix: "kvshare-realpool/fault/" + fc.slug}
+	if fc.replicas > 1 {
+		cfg, err := os.ReadFile(r.s.config)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(r.s.config, fmt.Appendf(cfg, "replicas = %d\n", fc.replicas), 0o644))
+	}
 	r.raw = openRawClient(t, r.s)
 	for _, name := range []string{"A", "B"} {
 		r.lenders = append(r.lenders, openFaultLender(t, r.s, name, 2*faultRows, r.prefix))
