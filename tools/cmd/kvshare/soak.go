@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"time"
+
+	"github.com/kvshare/kvshare/mooncakedrv/pool"
 
 	"github.com/kvshare/kvshare/redisdrv/redistest"
 	"github.com/kvshare/kvshare/tools/internal/soak"
@@ -24,6 +27,7 @@ func soakCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the run's choices (printed; reproduces them)")
 	fs.IntVar(&cfg.Lenders, "lenders", cfg.Lenders, "backends over the one store")
 	stores := addStoreFlags(fs, "soak", true)
+	killEvery := fs.Duration("kill-every", 0, "with --mooncake-dir: kill a segment provider and start it again, empty, this often, one provider after another (0: never)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -48,6 +52,13 @@ func soakCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	defer st.close(stderr)
+	if *killEvery > 0 {
+		if st.pool == nil {
+			fmt.Fprintln(stderr, "kvshare soak: --kill-every kills the providers of a pool started from --mooncake-dir DIR, not given here")
+			return 2
+		}
+		cfg.Faults = killProviders(st.pool, *killEvery, logger)
+	}
 	where := "the embedded in-memory store"
 	store, err := st.jobStore(logger)
 	if err != nil {
@@ -73,4 +84,28 @@ func soakCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// killProviders is a soak's faults: every period, the next provider of p
+// is killed (SIGKILL) and started again, empty, one second later.
+func killProviders(p *pool.Pool, period time.Duration, logger *slog.Logger) func(context.Context) {
+	return func(ctx context.Context) {
+		tick := time.NewTicker(period)
+		defer tick.Stop()
+		for i := 0; ; i = (i + 1) % p.Providers() {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			if err := p.KillProviderAt(i); err != nil {
+				logger.Warn("kvshare soak: killing a provider", "provider", i, "err", err)
+				continue
+			}
+			time.Sleep(time.Second)
+			if err := p.StartProviderAt(context.WithoutCancel(ctx), i); err != nil {
+				logger.Warn("kvshare soak: starting a provider again", "provider", i, "err", err)
+			}
+		}
+	}
 }

@@ -22,6 +22,8 @@ import (
 type storeFlags struct {
 	store, mooncakeDir, redisServer string
 	redisCluster                    bool
+	// providers and replicas shape a pool started from mooncakeDir.
+	providers, replicas int
 }
 
 // addStoreFlags registers --store, --mooncake-dir (unless mooncake is
@@ -32,6 +34,8 @@ func addStoreFlags(fs *flag.FlagSet, what string, mooncake bool) *storeFlags {
 	fs.StringVar(&s.store, "store", "", "store file (TOML, [blob] and [mooncake] or [redis]): "+what+" the Mooncake pool, Redis server or Redis Cluster it names")
 	if mooncake {
 		fs.StringVar(&s.mooncakeDir, "mooncake-dir", "", "Mooncake folder (bin/, lib/): start a loopback pool from it and "+what+" that")
+		fs.IntVar(&s.providers, "providers", 0, "with --mooncake-dir: segment providers of the pool started (0: one)")
+		fs.IntVar(&s.replicas, "replicas", 0, "with --mooncake-dir: copies every put of the pool started asks for (0: one)")
 	}
 	fs.StringVar(&s.redisServer, "redis-server", "", "redis-server binary (a path, or a name in PATH): start a loopback Redis server from it and "+what+" that")
 	fs.BoolVar(&s.redisCluster, "redis-cluster", false, "with --redis-server: start a loopback three-node Redis Cluster instead (redis-cli beside the binary) and "+what+" that")
@@ -44,6 +48,9 @@ func addStoreFlags(fs *flag.FlagSet, what string, mooncake bool) *storeFlags {
 func (s *storeFlags) refused() string {
 	if line := s.twice(); line != "" {
 		return line
+	}
+	if (s.providers != 0 || s.replicas != 0) && s.mooncakeDir == "" {
+		return "--providers and --replicas shape a pool started from --mooncake-dir DIR, not given here"
 	}
 	return clusterRefused(s.redisCluster, s.redisServer, s.store)
 }
@@ -89,6 +96,7 @@ func (s *storeFlags) twice() string {
 // a failure to stop it), and stop, which stops that (nil for a store
 // file given).
 type started struct {
+	pool  *pool.Pool // a pool started from --mooncake-dir
 	path  string
 	kind  storefile.Kind
 	about string
@@ -124,11 +132,11 @@ func (s *storeFlags) open(ctx context.Context, redis redistest.Options, logger *
 		}
 		return started{path: s.store, kind: kind}, 0, nil
 	case s.mooncakeDir != "":
-		path, _, stop, err := poolconfig.Start(ctx, s.mooncakeDir, pool.Options{}, logger)
+		path, p, stop, err := poolconfig.Start(ctx, s.mooncakeDir, pool.Options{Providers: s.providers}, logger, poolconfig.Replicas(s.replicas))
 		if err != nil {
 			return started{}, 1, err
 		}
-		return started{path: path, kind: storefile.Mooncake, what: "pool", stop: stop}, 0, nil
+		return started{path: path, kind: storefile.Mooncake, what: "pool", stop: stop, pool: p}, 0, nil
 	case s.redisServer != "" && s.redisCluster:
 		o := redistest.ClusterOptions{MaxMemory: redis.MaxMemory, Policy: redis.Policy, Logger: redis.Logger}
 		path, c, stop, err := redisconfig.StartCluster(ctx, s.redisServer, o, logger)

@@ -1,6 +1,7 @@
 package soak
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -32,6 +33,15 @@ type Config struct {
 	// Wait bounds each round's wait for its attempts to quiesce, and
 	// each shutdown.
 	Wait time.Duration
+	// Faults, when not nil, runs beside the lenders for the whole soak,
+	// breaking the store now and then (a provider killed and restarted)
+	// until its context ends. The store may then leave an attempt's
+	// access unprovable: such an attempt never quiesces, so the round
+	// checks its outcome alone, and the lender retires its region at
+	// once: it shuts its backend down, checks that Shutdown names what is
+	// held, keeps that memory for good (never touched again, never freed)
+	// and lends a fresh region.
+	Faults func(ctx context.Context)
 }
 
 // Defaults is ten minutes of four lenders of 64 slots of 16 KiB.

@@ -27,6 +27,10 @@ type Report struct {
 	// unregistered, driver closed); MemoryFreed the regions given back
 	// at the end.
 	ShutdownsChecked, MemoryFreed int64
+	// AttemptsUnprovable counts attempts whose access the store left
+	// unprovable (with Config.Faults); RegionsKept the regions retired
+	// for them and kept for good, BytesKept their bytes.
+	AttemptsUnprovable, RegionsKept, BytesKept int64
 }
 
 // OpsPerSecond is attempts submitted per second.
@@ -42,7 +46,15 @@ func (r Report) String() string {
 	return fmt.Sprintf("soak %s: %v, seed %d, %d lenders: %d publishes, %d fetches (%d cancelled), %.0f attempts/s, %d rebinds; "+
 		"checked %d rows (%d bytes) byte for byte, %d never-published names undelivered, %d shutdowns clean, %d regions freed",
 		r.RunID, r.Elapsed.Round(time.Millisecond), r.Config.Seed, r.Config.Lenders, r.Publishes, r.Fetches, r.Cancels, r.OpsPerSecond(), r.Rebinds,
-		r.RowsChecked, r.BytesChecked, r.MissesChecked, r.ShutdownsChecked, r.MemoryFreed)
+		r.RowsChecked, r.BytesChecked, r.MissesChecked, r.ShutdownsChecked, r.MemoryFreed) + r.keptString()
+}
+
+// keptString says what faults left held for good, when they did.
+func (r Report) keptString() string {
+	if r.AttemptsUnprovable == 0 && r.RegionsKept == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d attempts left unprovable by faults, %d regions (%d bytes) kept for good", r.AttemptsUnprovable, r.RegionsKept, r.BytesKept)
 }
 
 // add merges o's counts into r.
@@ -57,4 +69,7 @@ func (r *Report) add(o Report) {
 	r.MissesChecked += o.MissesChecked
 	r.ShutdownsChecked += o.ShutdownsChecked
 	r.MemoryFreed += o.MemoryFreed
+	r.AttemptsUnprovable += o.AttemptsUnprovable
+	r.RegionsKept += o.RegionsKept
+	r.BytesKept += o.BytesKept
 }

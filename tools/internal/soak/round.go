@@ -39,19 +39,59 @@ func (s *soak) round(ctx context.Context, l *lender, rng *rand.Rand, rep *Report
 	}
 	wait := time.NewTimer(s.cfg.Wait)
 	defer wait.Stop()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	unprovable := false
 	for _, at := range attempts {
-		select {
-		case <-at.a.Done():
-		case <-wait.C:
-			return fmt.Errorf("%s: an attempt did not quiesce within %v: %v", l.name, s.cfg.Wait, l.backend.Stats())
-		case <-ctx.Done():
-			return ctx.Err()
+		held, err := s.await(ctx, l, at, wait.C, tick.C)
+		if err != nil {
+			return err
+		}
+		if held {
+			// The store left its access unprovable: it never quiesces.
+			// Its outcome is final; check that.
+			unprovable = true
+			rep.AttemptsUnprovable++
+			if err := s.checkOutcome(l, at, rep); err != nil {
+				return err
+			}
+			continue
 		}
 		if err := s.check(l, at, rep); err != nil {
 			return err
 		}
 	}
+	if unprovable {
+		return s.retire(ctx, l, rep)
+	}
 	return nil
+}
+
+// await waits for at to quiesce, within the round's wait; with faults
+// on it reports held instead once at is final but held for good.
+func (s *soak) await(ctx context.Context, l *lender, at *attempt, wait, tick <-chan time.Time) (held bool, err error) {
+	for {
+		select {
+		case <-at.a.Done():
+			return false, nil
+		case <-tick:
+			if s.cfg.Faults != nil && s.heldForGood(l, at) {
+				return true, nil
+			}
+		case <-wait:
+			return false, fmt.Errorf("%s: an attempt did not quiesce within %v: %v", l.name, s.cfg.Wait, l.backend.Stats())
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
+}
+
+// heldForGood reports whether at has its outcome and its backend counts
+// a call unprovable: what a fault may leave, and the only reason an
+// attempt may stay unquiesced.
+func (s *soak) heldForGood(l *lender, at *attempt) bool {
+	_, ok := at.a.Outcome()
+	return ok && !at.a.Quiesced() && l.backend.Stats().CallsUnprovable > 0
 }
 
 // plan picks an attempt's direction and names for the given slots.
@@ -110,10 +150,16 @@ func (s *soak) submit(l *lender, at *attempt, rep *Report) error {
 // exactly its name's bytes, and no name that no publish was ever given
 // was delivered.
 func (s *soak) check(l *lender, at *attempt, rep *Report) error {
-	out, ok := at.a.Outcome()
-	if !ok || !at.a.Quiesced() {
+	if _, ok := at.a.Outcome(); !ok || !at.a.Quiesced() {
 		return fmt.Errorf("%s: Done closed before the outcome and quiescence", l.name)
 	}
+	return s.checkOutcome(l, at, rep)
+}
+
+// checkOutcome checks an attempt's final outcome: its delivered rows
+// hold their names' bytes, and no never-published name arrived.
+func (s *soak) checkOutcome(l *lender, at *attempt, rep *Report) error {
+	out, _ := at.a.Outcome()
 	for k, delivered := range out.Delivered {
 		switch {
 		case !at.fetch:

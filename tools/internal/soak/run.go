@@ -49,6 +49,13 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 
 	start := time.Now()
 	deadline := start.Add(cfg.Duration)
+	faultsDone := make(chan struct{})
+	fctx, stopFaults := context.WithDeadline(ctx, deadline)
+	if cfg.Faults != nil {
+		go func() { defer close(faultsDone); cfg.Faults(fctx) }()
+	} else {
+		close(faultsDone)
+	}
 	reports := make([]Report, len(lenders))
 	errs := make([]error, len(lenders))
 	var wg sync.WaitGroup
@@ -59,6 +66,8 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		})
 	}
 	wg.Wait()
+	stopFaults()
+	<-faultsDone
 	rep.Elapsed = time.Since(start)
 	for _, r := range reports {
 		rep.add(r)
@@ -90,7 +99,8 @@ type soak struct {
 	prefix string
 
 	mu        sync.Mutex
-	published []bool // names some publish was given (they may be stored)
+	published []bool           // names some publish was given (they may be stored)
+	kept      []*memdrv.Memory // regions retired for an unprovable access: kept for good
 }
 
 // release shuts every lender down, checking the promises, and frees its
@@ -138,6 +148,40 @@ func (s *soak) lend(ctx context.Context, l *lender, rng *rand.Rand, deadline tim
 		rep.Rounds++
 	}
 	return nil
+}
+
+// retire shuts down a lender whose backend holds memory for good (an
+// unprovable access): Shutdown must name it, the region is kept (never
+// touched or freed again), and the lender goes on with a fresh region
+// over a new driver.
+func (s *soak) retire(ctx context.Context, l *lender, rep *Report) error {
+	sctx, cancel := context.WithTimeout(ctx, s.cfg.Wait)
+	defer cancel()
+	st := l.backend.Stats()
+	if st.CallsUnprovable == 0 {
+		return fmt.Errorf("%s: retiring a region, yet the backend counts no unprovable call", l.name)
+	}
+	labels := l.backend.Shutdown(sctx)
+	if len(labels) == 0 {
+		return fmt.Errorf("%s: %d calls unprovable, yet Shutdown names nothing held", l.name, st.CallsUnprovable)
+	}
+	if l.hold.released.Load() {
+		return fmt.Errorf("%s: Shutdown names %v held, yet the hold was released", l.name, labels)
+	}
+	for i, n := range st.Rows {
+		rep.Rows[i] += n
+	}
+	rep.RegionsKept++
+	rep.BytesKept += l.mem.Region.Len
+	s.mu.Lock()
+	s.kept = append(s.kept, l.mem) // kept for good: never freed
+	s.mu.Unlock()
+	mem, err := memdrv.Alloc(s.cfg.RowBytes, s.cfg.Slots, contract.Host)
+	if err != nil {
+		return fmt.Errorf("%s: a fresh region: %w", l.name, err)
+	}
+	l.mem = mem
+	return l.bind(ctx, s.cfg, s.prefix)
 }
 
 // rebind shuts the lender's backend down in the owner's cleanup order,
