@@ -2,6 +2,7 @@ package soak
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -78,4 +79,73 @@ func (c corruptingStore) OpenDriver(context.Context, string) (contract.Driver, e
 		return e.Status
 	})
 	return d, nil
+}
+
+// A store that leaves some gets' access unprovable for a while (as a
+// provider killed mid-transfer does): with Faults on, the soak checks
+// those attempts by their outcome, retires their lenders' regions (kept
+// for good, never freed) and goes on with fresh ones; every promise
+// still holds.
+func TestASoakWithFaultsRetiresTheRegionsItCannotProve(t *testing.T) {
+	cfg := tiny()
+	broken := new(atomic.Bool)
+	cfg.Store = breakingStore{store: memdrv.NewStore(), broken: broken}
+	cfg.Faults = func(ctx context.Context) {
+		select {
+		case <-time.After(500 * time.Millisecond):
+		case <-ctx.Done():
+			return
+		}
+		broken.Store(true)
+		time.Sleep(300 * time.Millisecond)
+		broken.Store(false)
+	}
+	rep, err := Run(context.Background(), cfg)
+	require.NoError(t, err)
+	t.Log(rep)
+	assert.Positive(t, rep.AttemptsUnprovable, "the broken gets left attempts unprovable")
+	assert.Positive(t, rep.RegionsKept, "their regions were retired")
+	assert.EqualValues(t, cfg.Slots*int(cfg.RowBytes)*int(rep.RegionsKept), rep.BytesKept)
+	assert.EqualValues(t, 4, rep.MemoryFreed, "only the regions still lent at the end are freed")
+	assert.Positive(t, rep.RowsChecked)
+}
+
+func TestASoakWithoutFaultsFailsOnAnAttemptThatNeverQuiesces(t *testing.T) {
+	cfg := tiny()
+	cfg.Wait = time.Second
+	broken := new(atomic.Bool)
+	broken.Store(true)
+	cfg.Store = breakingStore{store: memdrv.NewStore(), broken: broken}
+	_, err := Run(context.Background(), cfg)
+	require.Error(t, err, "without Faults an unprovable attempt is a broken promise of the store")
+	assert.Contains(t, err.Error(), "did not quiesce")
+}
+
+// breakingStore opens memdrv drivers whose gets, while broken is set,
+// end with their access unprovable.
+type breakingStore struct {
+	store  *memdrv.Store
+	broken *atomic.Bool
+}
+
+func (breakingStore) Describe() string { return "a breaking in-memory store" }
+func (breakingStore) Workers() int     { return 2 }
+func (b breakingStore) OpenDriver(context.Context, string) (contract.Driver, error) {
+	return &breakingDriver{Driver: memdrv.New(b.store, memdrv.Options{Workers: 2}), broken: b.broken}, nil
+}
+
+type breakingDriver struct {
+	*memdrv.Driver
+	broken *atomic.Bool
+}
+
+func (d *breakingDriver) Get(b contract.RowBatch, h contract.Hint, onChange func()) (contract.Operation, error) {
+	if d.broken.Load() {
+		keys := make([]string, 0, len(b.Rows))
+		for i := range b.Rows {
+			keys = append(keys, string(b.AppendKey(nil, i)))
+		}
+		d.UnprovableGets(keys...)
+	}
+	return d.Driver.Get(b, h, onChange)
 }
