@@ -50,7 +50,13 @@ func Realpool(root string, list modules.List, getenv func(string) string, w io.W
 		return fmt.Errorf("realpool: %s=%s cannot be used (see above): %w", EnvMooncakeDir, dir, err)
 	}
 	return storeTier{name: "realpool", off: "real-pool tier off", timeout: timeout, packages: RealpoolPackages,
-		soaks: []storeSoak{{flags: []string{"--mooncake-dir", dir}, store: "a loopback pool"}}}.run(root, list, w)
+		soaks: []storeSoak{
+			{flags: []string{"--mooncake-dir", dir}, store: "a loopback pool"},
+			// A provider killed and started again every 20 s: two kills in
+			// the minute, their unprovable memory kept and counted.
+			{flags: []string{"--mooncake-dir", dir, "--providers", "3", "--replicas", "2", "--kill-every", "20s"},
+				store: "a loopback pool of three providers, replicas 2, one killed and restarted every 20 s"},
+		}}.run(root, list, w)
 }
 
 // toolchainFirst is this environment with the Go toolchain first on
