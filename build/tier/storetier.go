@@ -44,6 +44,8 @@ func (s storeTier) run(root string, list modules.List, w io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(bins)
+	began := time.Now()
+	defer func() { fmt.Fprintf(w, "%s: the tier took %v\n", s.name, time.Since(began).Round(time.Second)) }()
 	wrap, where := PrivateNetwork()
 	fmt.Fprintf(w, "%s: running %s\n", s.name, where)
 	env, err := toolchainFirst()
