@@ -61,7 +61,12 @@ func notAccepting(ctx context.Context, pid int, host, tables string, pending []i
 			continue
 		}
 		_ = conn.Close()
-		if owns, known := ownsListenerIn(tables, pid, port); known && !owns {
+		// A child's own tables that cannot be read (it is exiting) prove
+		// nothing either way: not ready. The caller's own tables can
+		// always be read; where they cannot (no /proc), the dial alone
+		// decides, as before.
+		owns, known := ownsListenerIn(tables, pid, port)
+		if (known && !owns) || (!known && tables != "/proc/net") {
 			left = append(left, port)
 		}
 	}

@@ -320,8 +320,12 @@ func (p *Pool) launchOne(ctx context.Context, role Role, attempt int, s spawnSpe
 	if isolated {
 		err = p.iso.attach(s.provider, pr.PID)
 	}
-	if err == nil {
+	switch {
+	case err != nil:
+	case s.host != loopback.Host: // an isolated pool's: on the bridge, or in a namespace of its own
 		err = pr.WaitReadyAt(ctx, p.opts.StartTimeout, s.host, ports...)
+	default:
+		err = pr.WaitReady(ctx, p.opts.StartTimeout, ports...)
 	}
 	if err != nil {
 		err = errors.Join(err, pr.Stop(p.log, p.opts.StopTimeout)) // Join drops a nil
