@@ -71,9 +71,7 @@ func (l *Launcher) spawn(name, path string, args, env []string, logPath string, 
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Cloneflags: cloneflags}
 	fmt.Fprintf(logFile, "# loopback: %s %s\n", path, strings.Join(args, " "))
-	errc := make(chan error, 1)
-	l.reqs <- func() { errc <- cmd.Start() }
-	if err := <-errc; err != nil {
+	if err := l.Start(cmd); err != nil {
 		return nil, fmt.Errorf("loopback: starting %s (%s): %w", name, path, err)
 	}
 	pr := &Process{Name: name, PID: cmd.Process.Pid, LogPath: logPath, cmd: cmd, exited: make(chan struct{})}
@@ -83,4 +81,14 @@ func (l *Launcher) spawn(name, path string, args, env []string, logPath string, 
 		close(pr.exited)
 	}()
 	return pr, nil
+}
+
+// Start starts cmd from the launcher's thread, so that a Pdeathsig in
+// cmd.SysProcAttr takes effect when the Launcher's thread ends rather
+// than when some Go runtime thread retires. The caller owns cmd: its
+// pipes, its Wait.
+func (l *Launcher) Start(cmd *exec.Cmd) error {
+	errc := make(chan error, 1)
+	l.reqs <- func() { errc <- cmd.Start() }
+	return <-errc
 }

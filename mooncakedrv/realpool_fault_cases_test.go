@@ -144,6 +144,16 @@ func faultCases() []faultCase {
 		name: "a client process exits while its calls are blocked inside the SDK",
 		run:  runExitingClient,
 	}, {
+		slug: "client-cut",
+		name: "a client node (a network namespace of its own) cut off (link down) mid-put and mid-get, then its link up again; three providers, replicas 2",
+		skip: func() string {
+			if !pool.IsolationAllowed() {
+				return "no namespace can be made here (" + pool.EnvIsolate + " unset), so no client node can be cut off"
+			}
+			return ""
+		},
+		run: runClientCut,
+	}, {
 		slug: "pool-full",
 		name: "the pool fills up during a publish (eviction off)",
 		// Room for the seeded rows and a few dozen more.

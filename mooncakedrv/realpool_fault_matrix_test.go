@@ -121,9 +121,7 @@ type faultRun struct {
 func runFault(t *testing.T, fc faultCase, row *matrixRow) {
 	r := &faultRun{s: startRealStore(t, fc.tune), prefix: "kvshare-realpool/fault/" + fc.slug}
 	if fc.replicas > 1 {
-		cfg, err := os.ReadFile(r.s.config)
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(r.s.config, fmt.Appendf(cfg, "replicas = %d\n", fc.replicas), 0o644))
+		r.s.setReplicas(t, fc.replicas)
 	}
 	r.raw = openRawClient(t, r.s)
 	for _, name := range []string{"A", "B"} {
@@ -174,6 +172,15 @@ func runFault(t *testing.T, fc faultCase, row *matrixRow) {
 	row.held = strings.Join(held, "; ")
 	row.written = fenceCell(t, r.lenders...)
 	phase("shut down")
+}
+
+// setReplicas has every client of s opened from now on ask for n copies
+// of each put.
+func (s *realStore) setReplicas(t *testing.T, n int) {
+	t.Helper()
+	cfg, err := os.ReadFile(s.config)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(s.config, fmt.Appendf(cfg, "replicas = %d\n", n), 0o644))
 }
 
 // phases returns a function that logs how long each phase of a fault

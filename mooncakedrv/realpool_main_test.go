@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+
+	"github.com/kvshare/kvshare/mooncakedrv/pool"
 )
 
 // realStatusTimeout is MC_TCP_STATUS_TIMEOUT_SEC for every client of the
@@ -15,8 +17,9 @@ const realStatusTimeout = "3"
 
 // TestMain sets, for the whole process and before any client exists, the
 // environment the real-pool tests' Mooncake clients need: the transfer
-// engine bound to loopback (MC_TCP_BIND_ADDRESS) and a short TCP
-// status-frame timeout (realStatusTimeout). The library reads both with
+// engine bound to loopback, or to a client node's own address
+// (MC_TCP_BIND_ADDRESS), and a short TCP status-frame timeout
+// (realStatusTimeout). The library reads both with
 // getenv; setting them here, once, means no test changes the environment
 // while a library thread may read it (and t.Setenv, which forbids
 // t.Parallel, is not needed). The tests over the fake never read them.
@@ -31,8 +34,12 @@ const realStatusTimeout = "3"
 // handlers over the live client, which can crash the process after every
 // test passed.
 func TestMain(m *testing.M) {
+	bind := "127.0.0.1"
+	if host := os.Getenv(pool.EnvNodeHost); host != "" {
+		bind = host // a client node's own address (realpool_fault_node_test.go)
+	}
 	for name, value := range map[string]string{
-		"MC_TCP_BIND_ADDRESS":       "127.0.0.1",
+		"MC_TCP_BIND_ADDRESS":       bind,
 		"MC_TCP_STATUS_TIMEOUT_SEC": realStatusTimeout,
 	} {
 		if err := os.Setenv(name, value); err != nil {

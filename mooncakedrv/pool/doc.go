@@ -1,9 +1,16 @@
 // Package pool starts and stops a Mooncake Store pool on loopback — one
-// master (with its HTTP metadata server) and one segment provider — from
-// a Mooncake folder laid out as bin/mooncake_master, bin/mooncake_client
-// and lib/libmooncake_store.so, for the real-pool tests, kvshare doctor
-// and the benchmark. It also holds the real-pool tier's switch (Tier,
+// master (with its HTTP metadata server) and its segment providers
+// (Options.Providers, one by default) — from a Mooncake folder laid out
+// as bin/mooncake_master, bin/mooncake_client and
+// lib/libmooncake_store.so, for the real-pool tests, kvshare doctor and
+// the benchmark. It also holds the real-pool tier's switch (Tier,
 // EnvDir); package pooltest turns it into a skip or a failure for tests.
+//
+// An isolated pool (Options.Isolate) runs each provider, and each client
+// node (StartClientNode), in a network namespace of its own on a bridge
+// in the caller's namespace, so that a node can be cut off as well as
+// killed or frozen; the namespaces are the processes' own and go with
+// them, and Stop removes the bridge.
 //
 // It owns every process it starts, from Start to Stop: the master, the
 // provider, and every restart of either (StopProvider, KillProvider,

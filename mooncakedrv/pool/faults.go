@@ -85,7 +85,7 @@ func (p *Pool) link(i int, cut bool) error {
 		return err
 	}
 	if cut {
-		return p.iso.cut(i)
+		return p.iso.cut(p.iso.provider(i))
 	}
-	return p.iso.heal(i)
+	return p.iso.heal(p.iso.provider(i))
 }

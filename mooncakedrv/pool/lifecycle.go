@@ -179,6 +179,11 @@ func (p *Pool) Stop() error {
 	}
 	p.stopped = true
 	var errs []error
+	for _, c := range p.nodes {
+		if err := c.kill(); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	// Providers first: on SIGTERM a provider unmounts its segment at the
 	// master, and hangs past StopTimeout when the master is gone.
 	for _, pr := range stopOrder(p.all) {

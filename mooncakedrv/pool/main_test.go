@@ -15,6 +15,9 @@ import (
 var fakeBuild string
 
 func TestMain(m *testing.M) {
+	if os.Getenv(nodeEnv) == "1" {
+		os.Exit(runNode()) // a client node of TestAClientNodeIsCutOffAndHealed
+	}
 	if dir := os.Getenv(orphanEnv); dir != "" {
 		fakeBuild = dir
 		os.Exit(m.Run()) // the child of TestProcessesDieWithTheirTestBinary

@@ -20,7 +20,9 @@ var ErrIsolation = errors.New("pool: network isolation")
 // gone with them, and the bridge goes with Stop or with the namespace
 // the caller runs in.
 type isolation struct {
-	subnet int // N
+	subnet     int    // N
+	synRetries string // the caller's net.ipv4.tcp_syn_retries, copied into each namespace
+	clients    int    // client nodes attached so far (StartClientNode)
 }
 
 // isolationUnavailable says why this process cannot isolate providers,
@@ -43,7 +45,10 @@ func newIsolation() (*isolation, error) {
 		if _, err := os.Stat("/sys/class/net/" + bridgeName(n)); err == nil {
 			continue
 		}
-		s := &isolation{subnet: n}
+		s := &isolation{subnet: n, synRetries: "6"} // the kernel's default
+		if b, err := os.ReadFile(synRetriesPath); err == nil {
+			s.synRetries = strings.TrimSpace(string(b))
+		}
 		// A fixed address: a bridge without one takes the lowest of its
 		// ports', so a provider's pair leaving (a kill) would change it
 		// under every neighbour's ARP cache, cutting the others off from
@@ -65,6 +70,12 @@ func newIsolation() (*isolation, error) {
 	return nil, fmt.Errorf("%w: no free bridge kvbr1 to kvbr254", ErrIsolation)
 }
 
+// synRetriesPath is how many times a connect resends its SYN: each
+// network namespace has its own copy, made with the kernel's default (6,
+// about 2 min 7 s), so the pool copies the caller's into every namespace
+// it makes. A node cut off then fails a connect as fast there as here.
+const synRetriesPath = "/proc/sys/net/ipv4/tcp_syn_retries"
+
 func bridgeName(n int) string { return fmt.Sprintf("kvbr%d", n) }
 
 // host is the bridge's address: the master's and the clients'.
@@ -73,52 +84,58 @@ func (s *isolation) host() string { return fmt.Sprintf("10.88.%d.1", s.subnet) }
 // providerHost is provider i's address in its own namespace.
 func (s *isolation) providerHost(i int) string { return fmt.Sprintf("10.88.%d.%d", s.subnet, 10+i) }
 
-// veth names provider i's pair: the end on the bridge, the end in the
-// provider's namespace (at most 15 bytes each).
-func (s *isolation) veth(i int) (near, far string) {
-	return fmt.Sprintf("kv%dh%d", s.subnet, i), fmt.Sprintf("kv%dp%d", s.subnet, i)
+// clientHost is client node j's address in its own namespace.
+func (s *isolation) clientHost(j int) string { return fmt.Sprintf("10.88.%d.%d", s.subnet, 100+j) }
+
+// A node is a provider's or a client node's place on the bridge.
+type node struct {
+	near, far string // the pair's end on the bridge, the end in the namespace (at most 15 bytes each)
+	host      string // its address in its namespace
 }
 
-// wrap is the command that runs path with args in provider i's new
-// namespace once its interface has its address: a shell that waits for
-// it, then execs the provider (so the PID stays the provider's).
-func (s *isolation) wrap(i int, path string, args []string) (string, []string) {
-	_, far := s.veth(i)
-	script := fmt.Sprintf(`until ip -4 addr show dev %s 2>/dev/null | grep -q inet; do sleep 0.01; done; exec "$0" "$@"`, far)
+// provider is provider i's node.
+func (s *isolation) provider(i int) node {
+	return node{fmt.Sprintf("kv%dh%d", s.subnet, i), fmt.Sprintf("kv%dp%d", s.subnet, i), s.providerHost(i)}
+}
+
+// client is client node j's node.
+func (s *isolation) client(j int) node {
+	return node{fmt.Sprintf("kv%dn%d", s.subnet, j), fmt.Sprintf("kv%dc%d", s.subnet, j), s.clientHost(j)}
+}
+
+// wrap is the command that runs path with args in n's new namespace once
+// its interface has its address: a shell that gives the namespace the
+// caller's SYN retries, waits for the address, then execs path (so the
+// PID stays the program's).
+func (s *isolation) wrap(n node, path string, args []string) (string, []string) {
+	script := fmt.Sprintf(`echo %s > %s; until ip -4 addr show dev %s 2>/dev/null | grep -q inet; do sleep 0.01; done; exec "$0" "$@"`, s.synRetries, synRetriesPath, n.far)
 	return "/bin/sh", append([]string{"-c", script, path}, args...)
 }
 
-// attach joins provider i's namespace (that of pid) to the bridge: the
-// pair made, its far end moved into the namespace and given the
-// provider's address, both ends up.
-func (s *isolation) attach(i, pid int) error {
-	near, far := s.veth(i)
-	_ = run("ip", "link", "del", near) // a pair left from the provider's last life
+// attach joins n's namespace (that of pid) to the bridge: the pair made,
+// its far end moved into the namespace and given n's address, both ends
+// up.
+func (s *isolation) attach(n node, pid int) error {
+	_ = run("ip", "link", "del", n.near) // a pair left from the node's last life
 	ns := fmt.Sprint(pid)
 	err := errors.Join(
-		run("ip", "link", "add", near, "type", "veth", "peer", "name", far),
-		run("ip", "link", "set", far, "netns", ns),
-		run("ip", "link", "set", near, "master", bridgeName(s.subnet)),
-		run("ip", "link", "set", near, "up"),
+		run("ip", "link", "add", n.near, "type", "veth", "peer", "name", n.far),
+		run("ip", "link", "set", n.far, "netns", ns),
+		run("ip", "link", "set", n.near, "master", bridgeName(s.subnet)),
+		run("ip", "link", "set", n.near, "up"),
 		run("nsenter", "-t", ns, "-n", "ip", "link", "set", "lo", "up"),
-		run("nsenter", "-t", ns, "-n", "ip", "addr", "add", s.providerHost(i)+"/24", "dev", far),
-		run("nsenter", "-t", ns, "-n", "ip", "link", "set", far, "up"),
+		run("nsenter", "-t", ns, "-n", "ip", "addr", "add", n.host+"/24", "dev", n.far),
+		run("nsenter", "-t", ns, "-n", "ip", "link", "set", n.far, "up"),
 	)
 	return err
 }
 
-// cut takes provider i's link down: nothing reaches it, nor leaves it,
-// until heal.
-func (s *isolation) cut(i int) error {
-	near, _ := s.veth(i)
-	return run("ip", "link", "set", near, "down")
-}
+// cut takes n's link down: nothing reaches it, nor leaves it, until
+// heal.
+func (s *isolation) cut(n node) error { return run("ip", "link", "set", n.near, "down") }
 
-// heal brings provider i's link up again.
-func (s *isolation) heal(i int) error {
-	near, _ := s.veth(i)
-	return run("ip", "link", "set", near, "up")
-}
+// heal brings n's link up again.
+func (s *isolation) heal(n node) error { return run("ip", "link", "set", n.near, "up") }
 
 // remove deletes the bridge (a provider's pair goes with its namespace).
 func (s *isolation) remove() error {

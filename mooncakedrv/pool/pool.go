@@ -38,6 +38,7 @@ type Pool struct {
 	masterFrozen bool                // the master is stopped by SIGSTOP (FreezeMaster)
 	launches     map[Role]int        // numbers the log files
 	all          []*loopback.Process // every process started, for Stop
+	nodes        []*ClientNode       // every client node started, for Stop
 }
 
 // provider is one segment provider's slot: its process (nil while
@@ -307,7 +308,7 @@ func (p *Pool) launchOne(ctx context.Context, role Role, attempt int, s spawnSpe
 	var pr *loopback.Process
 	var err error
 	if isolated {
-		path, args = p.iso.wrap(s.provider, path, args)
+		path, args = p.iso.wrap(p.iso.provider(s.provider), path, args)
 		pr, err = p.launch.SpawnInNetNS(string(role), path, args, env, logPath)
 	} else {
 		pr, err = p.launch.Spawn(string(role), path, args, env, logPath)
@@ -318,7 +319,7 @@ func (p *Pool) launchOne(ctx context.Context, role Role, attempt int, s spawnSpe
 	p.all = append(p.all, pr)
 	started := time.Now()
 	if isolated {
-		err = p.iso.attach(s.provider, pr.PID)
+		err = p.iso.attach(p.iso.provider(s.provider), pr.PID)
 	}
 	switch {
 	case err != nil:
