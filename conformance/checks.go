@@ -62,6 +62,11 @@ var suite = []check{
 	{name: "together-revokes", needs: "RegionsTogether; a put, or the Seed hook", proves: "UnregisterRegions revokes every region of the batch", run: checkTogetherRevokes},
 	{name: "together-busy", needs: "RegionsTogether and the Hold hook", proves: "UnregisterRegions with one region busy is refused and keeps the whole batch registered", perDir: true, run: checkTogetherBusy},
 
+	// Recycling: the rules of contract.Recycler.
+	{name: "recycle-ends-unprovable", needs: "contract.Recycler, Get and the UnprovableGets hook; the FinishStrays hook to see a transfer left running", proves: "Recycle ends an Unprovable operation's access (Ended, onChange called before it returns), after which no byte of its memory is written even when the store's abandoned transfers run to their end, Drain answers true and the region unregisters", run: checkRecycleEndsUnprovable},
+	{name: "recycle-waits-for-rows", needs: "contract.Recycler and the Hold hook", proves: "Recycle whose context ends while a row is inside the store fails with ErrDriverRejected and changes no access; with time left it waits for the row, which keeps the store's verdict", perDir: true, run: checkRecycleWaitsForRows},
+	{name: "recycle-keeps-registrations", needs: "contract.Recycler; a put, or the Seed hook", proves: "a region registered before Recycle stays registered after it: rows in it move both ways, and it unregisters", run: checkRecycleKeepsRegistrations},
+
 	// Lookup: the rules of contract.Looker.
 	{name: "lookup-count", needs: "contract.Looker", proves: "Lookup appends exactly one Presence per name, in batch order, to the dst it is given (dst[:0]), whatever dst holds, and never changes an answer it returned", run: checkLookupCount},
 	{name: "lookup-refusals", needs: "contract.Looker; with the HoldLookups hook a refused lookup that asked the store anyway shows", proves: "a lookup with no key maker (Keys nil), an empty name, a name the key maker has no key for or a name twice, and every lookup after a Drain, is refused with ErrDriverRejected and asks nothing of the store", run: checkLookupRefusals},

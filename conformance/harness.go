@@ -138,6 +138,13 @@ type Subject struct {
 	// access Unprovable: the store cannot prove the transfer stopped.
 	UnprovableGets func(keys ...string)
 
+	// FinishStrays lets every transfer the store gave up on (the gets of
+	// UnprovableGets) run to its end, as a store that was only slow
+	// would: a transfer the driver has not torn down writes its row's
+	// memory now. The recycle checks call it after a Recycle, to show a
+	// Recycle that reported access Ended without ending it.
+	FinishStrays func()
+
 	// Pause stops the driver's workers from taking new rows until resume
 	// is called: operations submitted meanwhile are admitted and left
 	// unstarted. resume is idempotent.

@@ -27,6 +27,7 @@ func memSubject(drv contract.Driver, d *memdrv.Driver, s *memdrv.Store) *Subject
 		Crash:          d.Crash,
 		FailReads:      d.FailReads,
 		UnprovableGets: d.UnprovableGets,
+		FinishStrays:   func() { d.FinishStrays() },
 		Pause:          d.Pause,
 		// memdrv holds every lookup: its lookups never carry a put's or
 		// a get's store call.

@@ -52,9 +52,11 @@ func (w *watch) check(st contract.OpState) {
 		}
 	}
 	switch {
+	case w.left == contract.Unprovable && st.Access == contract.Ended && w.recyclable.Load() && !w.recycled:
+		w.left, w.recycled = contract.Ended, true // the one change a Recycle makes
 	case w.left == contract.Unprovable && st.Access != contract.Unprovable:
 		w.doubt = true
-		once("access", "%s: access was unprovable and now reads %v: Unprovable is terminal", w.label, st.Access)
+		once("access", "%s: access was unprovable and now reads %v: Unprovable is terminal but for the one change to Ended a Recycle makes", w.label, st.Access)
 	case w.left != contract.Open && st.Access != w.left:
 		w.doubt = true
 		once("access", "%s: access was %v and now reads %v: access leaves Open once and never changes again",

@@ -236,7 +236,7 @@ func allCatches() []catch {
 	var out []catch
 	for _, f := range []func() []catch{
 		brokenCatches, admissionCatches, keyCatches, pollCatches, regionCatches,
-		callbackCatches, verdictCatches, lateCatches,
+		callbackCatches, verdictCatches, lateCatches, recycleCatches,
 	} {
 		out = append(out, f()...)
 	}

@@ -51,6 +51,11 @@ type watch struct {
 	lateCalls   atomic.Int64 // onChange calls after a Drain returned true
 	insidePolls atomic.Int64 // polls from inside onChange that returned in time
 
+	// recyclable: a Recycle of the driver runs, or returned nil, since
+	// the operation was admitted: its access may go from Unprovable to
+	// Ended once (see bench.recycle).
+	recyclable atomic.Bool
+
 	// inCallback, when set before submission, runs inside every onChange
 	// call with the operation (nil before the call returned it), after
 	// the poll every callback makes.
@@ -66,6 +71,7 @@ type watch struct {
 	final     []contract.RowStatus // the first final status seen per row
 	left      contract.Access      // the first access other than Open, or Open
 	doubt     bool                 // access changed after leaving Open
+	recycled  bool                 // access went from Unprovable to Ended in a Recycle
 	reported  map[string]bool      // kinds of finding already made
 	pending   []string             // findings the check's goroutine has not reported yet
 	lateShown int64                // late callbacks already reported
@@ -230,7 +236,7 @@ func (w *watch) take(st contract.OpState, dst []contract.RowStatus, own bool) (l
 		w.lastOwn = slices.Clone(st.Rows)
 	}
 	last = contract.OpState{Rows: slices.Clone(st.Rows), Access: st.Access}
-	firstEnd = before == contract.Open && w.left == contract.Ended && !w.doubt
+	firstEnd = before != contract.Ended && w.left == contract.Ended && !w.doubt
 	if !firstEnd {
 		w.last = last
 	}

@@ -96,4 +96,8 @@ type Stats struct {
 	// Lookups counts lookups asked; LookupNames the names they asked the
 	// driver about, LookupPresent those it answered Present.
 	Lookups, LookupNames, LookupPresent int64
+	// Reclaims counts the driver's recycles that ended every access
+	// ([Recycler]); CallsReclaimed and BytesReclaimed the unprovable
+	// calls they gave back and those calls' bytes.
+	Reclaims, CallsReclaimed, BytesReclaimed int64
 }

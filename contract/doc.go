@@ -28,9 +28,9 @@
 //  3. Results, then access end, each once. Poll returns one status per
 //     batch row; a final status never changes. Access leaves Open only
 //     after every row is final, then never changes (Unprovable is
-//     terminal). A get writes nothing outside its rows' spans: an object
-//     shorter than its row is a Fault, a longer one is refused (Fault,
-//     nothing written).
+//     terminal, except through a [Recycler]'s Recycle). A get writes
+//     nothing outside its rows' spans: an object shorter than its row is
+//     a Fault, a longer one is refused (Fault, nothing written).
 //  4. Busy regions. Unregister of a region covered by an operation whose
 //     access is Open or Unprovable fails with [ErrDriverRejected]; the
 //     region stays registered.

@@ -25,6 +25,9 @@ func (s Stats) String() string {
 	if s.Lookups > 0 {
 		fmt.Fprintf(&b, "; lookups %d (%d names asked, %d present)", s.Lookups, s.LookupNames, s.LookupPresent)
 	}
+	if s.Reclaims > 0 {
+		fmt.Fprintf(&b, "; reclaims %d (%d calls, %s given back)", s.Reclaims, s.CallsReclaimed, byteSize(s.BytesReclaimed))
+	}
 	if s.OldestCall > 0 {
 		fmt.Fprintf(&b, "; oldest call %v", s.OldestCall)
 	}

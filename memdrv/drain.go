@@ -2,8 +2,6 @@ package memdrv
 
 import (
 	"context"
-
-	"github.com/kvshare/kvshare/contract"
 )
 
 // Drain stops taking work (every later Put, Get and registration is
@@ -17,14 +15,7 @@ import (
 func (d *Driver) Drain(ctx context.Context) bool {
 	d.mu.Lock()
 	d.draining = true
-	var hit []*operation
-	for _, t := range d.queue[d.head:] {
-		if t.op.rows[t.row] == contract.Pending && t.op.cancelUntakenLocked(contract.Cancelled) {
-			hit = append(hit, t.op)
-		}
-	}
-	d.queue, d.head = nil, 0
-	for _, op := range hit {
+	for _, op := range d.cancelQueuedLocked() {
 		d.notifyLocked(op)
 	}
 	for {

@@ -55,6 +55,9 @@ type Driver struct {
 	draining   bool
 	drained    bool // the last Drain returned true
 	closed     bool
+	recycling  bool          // Recycle runs: every call is refused
+	recycles   int           // recycles that ended every access
+	strays     []stray       // transfers the store gave up on, still running (UnprovableGets)
 	wake       chan struct{} // closed and replaced when busy drops or an access ends
 	scene      scene
 	probes     probeScene // lookups
@@ -145,6 +148,8 @@ func (d *Driver) usableLocked(verb string) error {
 		return fmt.Errorf("%w: memdrv: %s: driver closed", contract.ErrDriverRejected, verb)
 	case d.draining:
 		return fmt.Errorf("%w: memdrv: %s: driver drained", contract.ErrDriverRejected, verb)
+	case d.recycling:
+		return fmt.Errorf("%w: memdrv: %s: driver recycling", contract.ErrDriverRejected, verb)
 	}
 	return nil
 }
@@ -187,6 +192,8 @@ func (d *Driver) unregister(verb string, reg contract.Registration, batch bool) 
 	defer d.mu.Unlock()
 	r, ok := d.regions[reg]
 	switch {
+	case d.recycling:
+		return fmt.Errorf("%w: memdrv: %s: driver recycling", contract.ErrDriverRejected, verb)
 	case !ok && reg != 0 && reg <= d.lastReg:
 		return nil
 	case !ok:

@@ -23,6 +23,7 @@ type scene struct {
 	admitted       [3]int // by Direction
 	hints          int
 	lastHint       contract.Hint
+	keepStrays     bool // KeepStraysOnRecycle
 }
 
 // sceneRow is what the hooks say about one store call.
@@ -136,9 +137,11 @@ func (d *Driver) FailReads(keys ...string) {
 
 // UnprovableGets makes every later get of these keys end Fault with its
 // operation's access Unprovable: the driver acts as if the transfer might
-// still be running. Nothing is written. The operation then pins every
-// region it has spans in for good: Unregister of them fails, Drain
-// returns false and Close is refused, as the driver rules require.
+// still be running, and it does: nothing is written until FinishStrays,
+// which lands the object (if the key holds one) in the row's spans, as
+// a slow network would. The operation then pins every region it has
+// spans in until a Recycle: Unregister of them fails, Drain returns
+// false and Close is refused, as the driver rules require.
 func (d *Driver) UnprovableGets(keys ...string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()

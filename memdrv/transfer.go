@@ -44,6 +44,16 @@ func (d *Driver) put(row contract.Row, key string) contract.RowStatus {
 // is ever written.
 func (d *Driver) get(row contract.Row, key string, sc sceneRow) rowEnd {
 	if sc.unprovable {
+		// The store gave up on the transfer but it runs on: it lands
+		// the object, if there is one, when FinishStrays says, unless a
+		// Recycle tore it down first.
+		if held, obj, verdict := d.store.lookup(key); verdict == contract.Ready {
+			s := stray{spans: row.Spans, data: append([]byte(nil), obj[:min(int64(len(obj)), row.Bytes())]...)}
+			d.store.done(held)
+			d.mu.Lock()
+			d.strays = append(d.strays, s)
+			d.mu.Unlock()
+		}
 		return rowEnd{status: contract.Fault, unprovable: true}
 	}
 	held, obj, verdict := d.store.lookup(key)

@@ -1,0 +1,122 @@
+package memdrv
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kvshare/kvshare/contract"
+)
+
+var _ contract.Recycler = (*Driver)(nil)
+
+// stray is a get's transfer the store gave up on (UnprovableGets) that
+// still runs: it writes data into spans when FinishStrays says, unless a
+// Recycle tore it down first.
+type stray struct {
+	spans []contract.Span
+	data  []byte
+}
+
+// Recycle is [contract.Recycler]'s: it refuses every call while it runs,
+// ends Cancelled every row no worker took, and waits within ctx until no
+// worker runs a row or delivers a callback and no lookup is inside the
+// store. It then tears down the transfers the store gave up on (the
+// strays of UnprovableGets, which will never write), ends the access of
+// every Unprovable operation, calls their callbacks, and takes work
+// again unless a Drain stopped it. Registrations stay as they are: the
+// store is in process, so there is nothing to register again. If ctx
+// ends first it changes no access and returns an error wrapping
+// [contract.ErrDriverRejected]; after Close it is refused the same way.
+// memdrv always has fresh resources, so it never answers
+// [contract.ErrRecycledClosed].
+func (d *Driver) Recycle(ctx context.Context) error {
+	d.mu.Lock()
+	switch {
+	case d.closed:
+		d.mu.Unlock()
+		return fmt.Errorf("%w: memdrv: recycle: driver closed", contract.ErrDriverRejected)
+	case d.recycling:
+		d.mu.Unlock()
+		return fmt.Errorf("%w: memdrv: recycle: another Recycle runs", contract.ErrDriverRejected)
+	}
+	d.recycling = true
+	for _, op := range d.cancelQueuedLocked() {
+		d.notifyLocked(op)
+	}
+	for d.busy > 0 || d.probes.inside > 0 {
+		wake := d.wake
+		d.mu.Unlock()
+		select {
+		case <-wake:
+			d.mu.Lock()
+		case <-ctx.Done():
+			d.mu.Lock()
+			d.recycling = false
+			d.spawnLocked()
+			d.mu.Unlock()
+			return fmt.Errorf("%w: memdrv: recycle: rows still inside the store when the context ended (%v): nothing torn down", contract.ErrDriverRejected, ctx.Err())
+		}
+	}
+	if !d.scene.keepStrays {
+		d.strays = nil
+	}
+	d.scene.keepStrays = false
+	ended := d.unprovable
+	d.unprovable = nil
+	for _, op := range ended {
+		op.access = contract.Ended
+	}
+	d.recycles++
+	d.recycling = false
+	d.wakeLocked()
+	d.spawnLocked()
+	d.mu.Unlock()
+	for _, op := range ended {
+		d.callOnChange(op)
+	}
+	return nil
+}
+
+// cancelQueuedLocked ends Cancelled every row no worker took and empties
+// the queue; it returns the operations it changed.
+func (d *Driver) cancelQueuedLocked() []*operation {
+	var hit []*operation
+	for _, t := range d.queue[d.head:] {
+		if t.op.rows[t.row] == contract.Pending && t.op.cancelUntakenLocked(contract.Cancelled) {
+			hit = append(hit, t.op)
+		}
+	}
+	d.queue, d.head = nil, 0
+	return hit
+}
+
+// FinishStrays lets every transfer the store gave up on run to its end:
+// each one no Recycle tore down writes its object into its row's spans
+// now, as a network that was only slow would. It returns how many wrote.
+func (d *Driver) FinishStrays() int {
+	d.mu.Lock()
+	strays := d.strays
+	d.strays = nil
+	d.mu.Unlock()
+	for _, s := range strays {
+		scatter(s.spans, s.data)
+	}
+	return len(strays)
+}
+
+// KeepStraysOnRecycle makes the next Recycle tear nothing down while it
+// still reports every access Ended: a later FinishStrays then writes
+// memory whose access ended. It is the deviation a conformance suite
+// must catch.
+func (d *Driver) KeepStraysOnRecycle() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.scene.keepStrays = true
+}
+
+// Recycles returns how many Recycles ended every access.
+func (d *Driver) Recycles() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.recycles
+}
