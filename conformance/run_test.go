@@ -56,23 +56,25 @@ func TestRunBareHarness(t *testing.T) {
 	}})
 	require.Empty(t, root.findings())
 	for name, hook := range map[string]string{
-		"held-row/get":             "no Hold hook",
-		"cancel/put":               "no Pause hook",
-		"crash/get":                "no Crash hook",
-		"writer-holds-key/put":     "no Writing hook",
-		"unprovable-terminal":      "no UnprovableGets hook",
-		"full-store":               "no Full hook",
-		"exact-key/put":            "no Object hook",
-		"exact-key/get":            "no Seed hook",
-		"second-put":               "no Hold hook",
-		"cancel-running/get":       "no Hold hook",
-		"drain-deadline/put":       "no Hold hook",
-		"unregister-queued/put":    "no Pause hook",
-		"verdict-order/put":        "no Writing hook",
-		"held-sibling/get":         "no HoldKeys hook",
-		"unregister-later-row/put": "no Pause or Hold hook",
-		"lookup-deadline":          "no HoldLookups hook",
-		"lookup-own-put":           "no Hold hook",
+		"held-row/get":               "no Hold hook",
+		"cancel/put":                 "no Pause hook",
+		"crash/get":                  "no Crash hook",
+		"writer-holds-key/put":       "no Writing hook",
+		"unprovable-terminal":        "no UnprovableGets hook",
+		"full-store":                 "no Full hook",
+		"exact-key/put":              "no Object hook",
+		"exact-key/get":              "no Seed hook",
+		"second-put":                 "no Hold hook",
+		"cancel-running/get":         "no Hold hook",
+		"drain-deadline/put":         "no Hold hook",
+		"unregister-queued/put":      "no Pause hook",
+		"verdict-order/put":          "no Writing hook",
+		"held-sibling/get":           "no HoldKeys hook",
+		"unregister-later-row/put":   "no Pause or Hold hook",
+		"lookup-deadline":            "no HoldLookups hook",
+		"lookup-own-put":             "no Hold hook",
+		"recycle-ends-unprovable":    "no UnprovableGets hook",
+		"recycle-waits-for-rows/get": "no Hold hook",
 	} {
 		r := root.find(name)
 		require.NotNil(t, r, name)
@@ -80,7 +82,7 @@ func TestRunBareHarness(t *testing.T) {
 		assert.Contains(t, r.skip, hook, name)
 	}
 	assert.Contains(t, root.find("together-busy/put").skip, "does not implement RegionsTogether")
-	for _, name := range []string{"drain-busy-callback/put", "rejects-after-false-drain/get", "close-after-false-drain/put", "verdict-order/get", "names-after-end", "lookup-count", "lookup-refusals", "lookup-concurrent"} {
+	for _, name := range []string{"drain-busy-callback/put", "rejects-after-false-drain/get", "close-after-false-drain/put", "verdict-order/get", "names-after-end", "lookup-count", "lookup-refusals", "lookup-concurrent", "recycle-keeps-registrations"} {
 		r := root.find(name)
 		require.NotNil(t, r, name)
 		assert.False(t, r.skipped, "%s needs no hook, yet skipped: %s", name, r.skip)
@@ -88,7 +90,7 @@ func TestRunBareHarness(t *testing.T) {
 
 	// The summary says what ran and why the rest did not.
 	summary := strings.Join(root.logs, "\n")
-	assert.Contains(t, summary, "conformance summary (normal): 87 checks: 40 passed, 0 failed, 47 skipped")
+	assert.Contains(t, summary, "conformance summary (normal): 91 checks: 41 passed, 0 failed, 50 skipped")
 	assert.Contains(t, summary, "skipped (hook missing): held-row/get: the harness cannot hold a get inside the store (no Hold hook)")
 	assert.Contains(t, summary, "skipped (capability not declared): multi-span/put: the driver does not declare MultiSpan")
 	assert.Contains(t, summary, "not run: the run: puts' objects are not read back after their access ended")

@@ -108,7 +108,7 @@ func (d *Driver) admit(dir contract.Direction, b contract.RowBatch, h contract.H
 // began draining since its admission: then its rows end Cancelled
 // without reaching the store.
 func (d *Driver) queueLocked(op *operation, p *part) {
-	if op.cancelled || d.draining || d.closed {
+	if op.cancelled || d.draining || d.closed || d.recycling {
 		d.cancelPartLocked(p)
 		d.notifyLocked(op)
 		d.releasePart(p)

@@ -1,6 +1,7 @@
 package mooncakedrv
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -40,6 +41,11 @@ type Config struct {
 	// one costs a core and moves little more. 0 means no bound beyond
 	// Workers (a store file's calls_in_flight defaults to 1).
 	CallsInFlight int
+	// Reopen opens the fresh client a Recycle swaps in for the one it
+	// destroyed (OpenConfig sets it to open the same store config
+	// again). Nil: Recycle destroys the client and leaves the driver
+	// without one ([contract.ErrRecycledClosed]).
+	Reopen func(ctx context.Context) (mooncakesdk.Client, error)
 	// Logger receives the driver's warnings (faulted rows and the codes
 	// the store answered, unprovable access, panics recovered around the
 	// SDK); nil means slog.Default().

@@ -20,6 +20,8 @@ func fakeSubject(cfg Config) func() (*conformance.Subject, error) {
 	return func() (*conformance.Subject, error) {
 		store := fakesdk.New(fakesdk.Options{TransferTimeout: -1})
 		cfg.Logger = slog.New(slog.DiscardHandler)
+		cfg.Reopen = func(context.Context) (mooncakesdk.Client, error) { return store.Client(), nil }
+		var strays strayGates
 		d, err := New(store.Client(), cfg)
 		if err != nil {
 			return nil, err
@@ -54,11 +56,15 @@ func fakeSubject(cfg Config) func() (*conformance.Subject, error) {
 				}
 			},
 			Pause: func() func() { return d.pool.Pause() },
+			// An unprovable get answers -800 with its transfer still
+			// running: it lands the object when FinishStrays opens its
+			// gate, unless the client's Destroy ended it first.
 			UnprovableGets: func(keys ...string) {
 				for _, k := range keys {
-					mustScript(store, fakesdk.Fault{Op: fakesdk.Get, Key: k, Code: mooncakesdk.TransferFail})
+					mustScript(store, fakesdk.Fault{Op: fakesdk.Get, Key: k, Code: mooncakesdk.TransferFail, Running: strays.add()})
 				}
 			},
+			FinishStrays: strays.finish,
 			// A lookup is one batch_is_exist: hold the exists-checks of
 			// those keys only, since a put's own exists-check (its
 			// confirm) is one too and must run on.
@@ -70,6 +76,32 @@ func fakeSubject(cfg Config) func() (*conformance.Subject, error) {
 				return fakeGate{g}
 			},
 		}, nil
+	}
+}
+
+// strayGates are the Running gates of the unprovable gets a harness
+// scripted.
+type strayGates struct {
+	mu    sync.Mutex
+	gates []*fakesdk.Gate
+}
+
+func (s *strayGates) add() *fakesdk.Gate {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := fakesdk.NewGate()
+	s.gates = append(s.gates, g)
+	return g
+}
+
+// finish opens every gate and waits for the transfers at them to end.
+func (s *strayGates) finish() {
+	s.mu.Lock()
+	gates := s.gates
+	s.mu.Unlock()
+	for _, g := range gates {
+		g.Open()
+		g.Wait()
 	}
 }
 

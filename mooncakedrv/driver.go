@@ -45,6 +45,10 @@ type Driver struct {
 	draining   bool
 	drained    bool // the last Drain returned true
 	closed     bool
+	recycling  bool // Recycle runs: every call is refused
+	// void: a Recycle destroyed the client and could not have a fresh
+	// one: nothing is registered, every call is refused (see Recycle).
+	void bool
 	// lookupsInStore counts lookup probes inside the SDK now (abandoned
 	// ones included); lookupsIdle is closed and replaced when it drops
 	// to 0.
@@ -142,6 +146,15 @@ func (d *Driver) Unregister(reg contract.Registration) error {
 	r, ok := d.regions.Get(reg)
 	_, leaving := d.leaving[reg]
 	switch {
+	case d.recycling:
+		d.mu.Unlock()
+		return fmt.Errorf("%w: mooncakedrv: unregister: driver recycling its client", contract.ErrDriverRejected)
+	case d.void && ok:
+		// The client the region was registered with is destroyed, and
+		// there is no other: nothing is registered any more.
+		d.regions.Remove(reg)
+		d.mu.Unlock()
+		return nil
 	case leaving:
 		d.mu.Unlock()
 		return fmt.Errorf("%w: mooncakedrv: unregister: registration %d is being revoked by another call", contract.ErrDriverRejected, reg)
@@ -202,6 +215,10 @@ func (d *Driver) usableLocked(verb string) error {
 		return fmt.Errorf("%w: mooncakedrv: %s: driver closed", contract.ErrDriverRejected, verb)
 	case d.draining:
 		return fmt.Errorf("%w: mooncakedrv: %s: driver drained", contract.ErrDriverRejected, verb)
+	case d.recycling:
+		return fmt.Errorf("%w: mooncakedrv: %s: driver recycling its client", contract.ErrDriverRejected, verb)
+	case d.void:
+		return fmt.Errorf("%w: mooncakedrv: %s: driver has no client since a Recycle", contract.ErrDriverRejected, verb)
 	}
 	return nil
 }
@@ -227,7 +244,11 @@ func (d *Driver) Close() error {
 		return fmt.Errorf("%w: mooncakedrv: close: %d lookups still inside the store (no call may run on a destroyed client)", contract.ErrDriverRejected, d.lookupsInStore)
 	}
 	d.closed = true
+	void := d.void
 	d.mu.Unlock()
+	if void {
+		return nil // a Recycle destroyed the client already
+	}
 	panicked, err := sdkCall(d.client.Destroy)
 	if panicked != nil {
 		return fmt.Errorf("mooncakedrv: close: destroy panicked: %v", panicked)

@@ -48,6 +48,7 @@ func OpenConfig(ctx context.Context, sc mooncakesdk.StoreConfig, logger *slog.Lo
 	}
 	cfg := ConfigFrom(sc.Mooncake)
 	cfg.Logger = logger
+	cfg.Reopen = func(ctx context.Context) (mooncakesdk.Client, error) { return mooncakesdk.Open(ctx, sc, logger) }
 	d, err := New(client, cfg)
 	if err != nil {
 		if derr := client.Destroy(); derr != nil {

@@ -6,14 +6,18 @@ import "github.com/kvshare/kvshare/contract"
 // they say "now".
 type Stats struct {
 	// Ops counts operations admitted; OpsOpen those whose access is Open
-	// now; OpsUnprovable those whose access is Unprovable (for good).
+	// now; OpsUnprovable those whose access is Unprovable now (until a Recycle).
 	Ops, OpsOpen, OpsUnprovable int64
 	// PutRows and GetRows count rows by final status, indexed by
 	// [contract.RowStatus].
 	PutRows, GetRows [contract.RowStatusCount]int64
 	// RowsUnprovable counts the rows of operations whose access is
-	// Unprovable: their memory is kept for good.
+	// Unprovable now: their memory is kept until a Recycle.
 	RowsUnprovable int64
+	// Recycles counts the Recycles that destroyed the client and ended
+	// every access; OpsRecycled and RowsRecycled the Unprovable
+	// operations, and their rows, whose access they ended.
+	Recycles, OpsRecycled, RowsRecycled int64
 	// KeysLeftOpen is the size of the ledger of keys left open (a put
 	// answered RPC_FAIL, RPC_TIMEOUT or INTERNAL_ERROR): keys this driver
 	// never puts again. It never shrinks.

@@ -26,6 +26,7 @@ type Pool[P any] struct {
 	paused  int           // Pause calls not yet resumed
 	alive   int           // worker goroutines not yet returned
 	exited  chan struct{} // closed by the last worker to return
+	idle    chan struct{} // made by Idle while parts run, closed when none does
 }
 
 // New starts a pool of workers goroutines that call run, one part per
@@ -221,6 +222,30 @@ func (pool *Pool[P]) Pause() (resume func()) {
 	}
 }
 
+// Idle waits within ctx until no part runs, and reports whether that
+// came first. Parts may start again at once; while the pool is paused
+// (Pause) none does, so a true answer then means the pool is idle until
+// resume: how an owner waits for the parts in flight without stopping
+// the pool. Called from inside run, it cannot report true.
+func (pool *Pool[P]) Idle(ctx context.Context) bool {
+	pool.mu.Lock()
+	if pool.order.running == 0 {
+		pool.mu.Unlock()
+		return true
+	}
+	if pool.idle == nil {
+		pool.idle = make(chan struct{})
+	}
+	idle := pool.idle
+	pool.mu.Unlock()
+	select {
+	case <-idle:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
 // Queued returns the number of parts waiting for a worker.
 func (pool *Pool[P]) Queued() int {
 	pool.mu.Lock()
@@ -269,6 +294,10 @@ func (pool *Pool[P]) work() {
 		pool.mu.Lock()
 		if pool.order.done(k, n) {
 			pool.wake.Signal() // a part the limit held back may start
+		}
+		if pool.order.running == 0 && pool.idle != nil {
+			close(pool.idle)
+			pool.idle = nil
 		}
 	}
 	pool.alive--

@@ -18,6 +18,12 @@ type Client struct {
 
 	regMu   sync.Mutex
 	regions map[uintptr]uint64 // registered buffers: start → length
+
+	// torn is closed by Destroy: a transfer of this client still running
+	// after its call answered ([Fault.Running]) ends without touching
+	// memory, and Destroy waits for it (stragglers).
+	torn       chan struct{}
+	stragglers sync.WaitGroup
 }
 
 var (
@@ -122,9 +128,15 @@ func (c *Client) HealthCheck() error {
 
 // Destroy ends the client; its objects stay in the store, as objects on
 // other processes' segments do (a test makes them vanish with
-// [Store.Vanish] or a Vanish fault). Later calls answer ErrClosed.
+// [Store.Vanish] or a Vanish fault). Like the real client's teardown,
+// which joins its transfer threads and closes their sockets, it ends
+// every transfer of the client still running after its call answered
+// ([Fault.Running]) without letting it touch memory, and returns once
+// they have all ended. Later calls answer ErrClosed.
 func (c *Client) Destroy() error {
 	return c.guard.Close(func() {
+		close(c.torn)
+		c.stragglers.Wait()
 		c.store.mu.Lock()
 		c.store.calls.Destroy++
 		c.store.mu.Unlock()

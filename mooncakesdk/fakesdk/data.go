@@ -54,7 +54,7 @@ func (c *Client) BatchPutFromList(keys *mooncakesdk.KeyList, bufs []uintptr, siz
 		buf, size := bufs[e.index], sizes[e.index]
 		switch f := e.fault; {
 		case f != nil && f.Running != nil:
-			s.straggle(f.Running, func() { _ = bytes.Clone(memoryAt(buf, size)) })
+			s.straggle(c, f.Running, func() { _ = bytes.Clone(memoryAt(buf, size)) })
 			s.settle(e.claim, nil)
 		case f != nil && f.Phase == BeforeLanding:
 			s.settle(e.claim, nil)
@@ -113,7 +113,7 @@ func (c *Client) BatchGetIntoList(keys *mooncakesdk.KeyList, bufs []uintptr, siz
 		dst, obj := memoryAt(bufs[e.index], uint64(len(e.obj))), e.obj
 		switch f := e.fault; {
 		case f != nil && f.Running != nil:
-			s.straggle(f.Running, func() { copy(dst, obj) })
+			s.straggle(c, f.Running, func() { copy(dst, obj) })
 		case f != nil && f.Phase == BeforeLanding:
 		default:
 			copy(dst, obj)

@@ -28,7 +28,8 @@
 //   - Objects can vanish ([Store.Vanish], or a [Fault] with Vanish); later
 //     gets answer -704.
 //   - A stuck transfer ([Fault.Running]) answers TRANSFER_FAIL (-800)
-//     after [Options.TransferTimeout], the transfer still running.
+//     after [Options.TransferTimeout], the transfer still running, until
+//     its gate opens or its client's Destroy ends it untouched.
 //   - With [Options.Capacity] a put that does not fit answers
 //     NO_AVAILABLE_HANDLE (-200); with [Options.RDMA] a buffer outside the
 //     client's registered regions answers -800 and moves nothing.

@@ -413,3 +413,24 @@ func TestCallsCountsWhatReachedTheStore(t *testing.T) {
 	require.NoError(t, c.Destroy())
 	assert.Equal(t, Calls{Put: 1, Get: 2, Exist: 1, Register: 1, Unregister: 1, Health: 1, Destroy: 1}, st.Calls())
 }
+
+// TestDestroyEndsTransfersStillRunning: a get that answered -800 with
+// its transfer still running is ended by the client's Destroy, which
+// returns only once it has; opening the gate afterwards writes nothing.
+func TestDestroyEndsTransfersStillRunning(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st, s := faultWorld(t, Options{TransferTimeout: -1}, 2)
+		running := NewGate()
+		require.NoError(t, st.Script(Fault{Op: Get, Code: mooncakesdk.TransferFail, Running: running}))
+		c := st.Client()
+		assert.Equal(t, []int64{-800}, get(t, c, s, []string{"old"}, 1))
+		<-running.Reached()
+		require.Equal(t, 1, st.Running())
+
+		require.NoError(t, c.Destroy())
+		assert.Zero(t, st.Running(), "Destroy returned once the transfer ended")
+		running.Open()
+		running.Wait()
+		assert.Equal(t, bytes.Repeat([]byte{0xEE}, slot), s.slot(1), "a transfer its client's Destroy ended writes nothing")
+	})
+}

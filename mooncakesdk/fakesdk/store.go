@@ -125,7 +125,7 @@ func New(opts Options) *Store {
 // Client returns a new client of the store, set up and with no buffer
 // registered.
 func (s *Store) Client() *Client {
-	return &Client{store: s, regions: map[uintptr]uint64{}}
+	return &Client{store: s, regions: map[uintptr]uint64{}, torn: make(chan struct{})}
 }
 
 // Script adds faults, in order; a call is struck by the first matching
@@ -273,19 +273,25 @@ func (s *Store) count(op Op) {
 	}
 }
 
-// straggle runs touch once g opens, as a transfer that outlived its call.
-func (s *Store) straggle(g *Gate, touch func()) {
+// straggle runs touch once g opens, as a transfer of c that outlived its
+// call, unless c is destroyed first: then the transfer ends untouched.
+func (s *Store) straggle(c *Client, g *Gate, touch func()) {
 	s.mu.Lock()
 	s.running++
 	s.mu.Unlock()
 	g.transfers.Add(1)
+	c.stragglers.Add(1)
 	g.arrive()
 	go func() {
-		<-g.open
-		touch()
+		select {
+		case <-g.open:
+			touch()
+		case <-c.torn:
+		}
 		s.mu.Lock()
 		s.running--
 		s.mu.Unlock()
 		g.transfers.Done()
+		c.stragglers.Done()
 	}()
 }
