@@ -41,7 +41,21 @@ type Config struct {
 	// SlowCall is how long a driver call runs before it is logged, once;
 	// 0 means DefaultSlowCall, a negative value turns the log off.
 	SlowCall time.Duration
+	// ReclaimAbove, when above 0, makes the backend reclaim by itself
+	// ([Backend.Reclaim], on a goroutine of its own, within ReclaimWait)
+	// once the bytes of calls held as unprovable reach it; one reclaim
+	// at a time. It needs a driver that is a [contract.Recycler]; with
+	// another driver it is refused. 0 means never.
+	ReclaimAbove int64
+	// ReclaimWait bounds each reclaim ReclaimAbove starts; 0 means
+	// DefaultReclaimWait.
+	ReclaimWait time.Duration
 }
+
+// DefaultReclaimWait bounds a reclaim [Config.ReclaimAbove] starts, when
+// [Config.ReclaimWait] is 0: longer than the store's own 60 s cap on a
+// transfer, so the calls inside it have returned by then.
+const DefaultReclaimWait = 90 * time.Second
 
 // Backend is the blob backend: a [contract.Backend] over the driver of a
 // [Regions]. See the package documentation for what it promises.
@@ -79,6 +93,8 @@ type Backend struct {
 	waiting    bool          // someone holds changed
 	slowTimer  *time.Timer
 	slowArmed  bool
+	retiring   bool // the retiring goroutine runs
+	reclaim    reclaimState
 
 	lookups, lookupNames, lookupPresent int64     // Lookup's counts
 	cutters                             sync.Pool // *rowbatch.Cutter, for Lookup
@@ -101,6 +117,12 @@ func (cfg Config) check() (keys.Stem, error) {
 	}
 	if cfg.MaxBytesPerCall < 0 {
 		return keys.Stem{}, fmt.Errorf("%w: MaxBytesPerCall is %d, want >= 0", ErrConfig, cfg.MaxBytesPerCall)
+	}
+	if cfg.ReclaimAbove < 0 {
+		return keys.Stem{}, fmt.Errorf("%w: ReclaimAbove is %d, want >= 0 (0: never)", ErrConfig, cfg.ReclaimAbove)
+	}
+	if cfg.ReclaimWait < 0 {
+		return keys.Stem{}, fmt.Errorf("%w: ReclaimWait is %v, want >= 0 (0: %v)", ErrConfig, cfg.ReclaimWait, DefaultReclaimWait)
 	}
 	return stem, nil
 }
@@ -136,6 +158,9 @@ func New(r *Regions, cfg Config) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, ok := r.drv.(contract.Recycler); cfg.ReclaimAbove > 0 && !ok {
+		return nil, fmt.Errorf("%w: ReclaimAbove is %d, but the driver (%T) is no contract.Recycler", ErrConfig, cfg.ReclaimAbove, r.drv)
+	}
 	r.mu.Lock()
 	switch {
 	case r.owned:
@@ -168,6 +193,7 @@ func New(r *Regions, cfg Config) (*Backend, error) {
 		wake:    cfg.Wake,
 		log:     log,
 		slow:    slow,
+		reclaim: reclaimState{above: cfg.ReclaimAbove, wait: cmp.Or(cfg.ReclaimWait, DefaultReclaimWait)},
 		open:    make(map[*attempt]struct{}),
 		closed:  make(chan struct{}),
 		changed: make(chan struct{}),

@@ -11,8 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kvshare/kvshare/contract"
 	"github.com/stretchr/testify/assert"
+
+	"github.com/kvshare/kvshare/contract"
 )
 
 // instantDriver admits every call and settles it inside Put/Get: every

@@ -9,9 +9,10 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/keys"
-	"github.com/stretchr/testify/require"
 )
 
 // fakeDriver is a driver the test scripts call by call. Every call it

@@ -5,9 +5,10 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/kvshare/kvshare/contract"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kvshare/kvshare/contract"
 )
 
 // fuzzView decodes a view from bytes: per group a region (-1 to 3; the

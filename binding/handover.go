@@ -237,6 +237,9 @@ func (b *Backend) endAccessLocked(c *call, unprovable bool) {
 		c.a.unprovable++
 		b.unprovable++
 		b.broadcastLocked()
+		if b.heldLocked(c) {
+			go b.autoReclaim()
+		}
 		return
 	}
 	c.a.accessOpen--

@@ -4,9 +4,10 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/memdrv"
-	"github.com/stretchr/testify/require"
 )
 
 // lender lends memdrv memory (outside the Go heap) under a hold. At the

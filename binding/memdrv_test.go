@@ -12,10 +12,11 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/kvshare/kvshare/contract"
-	"github.com/kvshare/kvshare/memdrv"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/memdrv"
 )
 
 func TestRoundTripOverMemdrv(t *testing.T) {

@@ -8,9 +8,10 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/kvshare/kvshare/contract"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kvshare/kvshare/contract"
 )
 
 func TestBindServesTheKindsTheDriverReaches(t *testing.T) {

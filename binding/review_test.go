@@ -9,9 +9,10 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/kvshare/kvshare/contract"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kvshare/kvshare/contract"
 )
 
 // What a review of the wave-1 binding found, one test each. Every test

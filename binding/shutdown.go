@@ -52,6 +52,7 @@ func (b *Backend) Shutdown(ctx context.Context) []string {
 			}
 		}
 		b.broadcastLocked()
+		b.retiring = true
 		go b.retire()
 	}
 	b.mu.Unlock()
@@ -117,10 +118,16 @@ func (b *Backend) held() []string {
 // returned (it is slow, or under way as the context ended).
 const holdLabel = "hold"
 
-// retire runs once, after the first Shutdown: it cancels, waits for
-// quiescence, drains, unbinds and releases the hold, or gives up for good
-// when that can never be done safely.
+// retire runs after the first Shutdown (and again after a Reclaim that
+// gave back what had stopped it): it cancels, waits for quiescence,
+// drains, unbinds and releases the hold, or stops when that can never be
+// done safely.
 func (b *Backend) retire() {
+	defer func() {
+		b.mu.Lock()
+		b.retiring = false
+		b.mu.Unlock()
+	}()
 	b.mu.Lock()
 	var cancels []*call
 	for a := range b.open {

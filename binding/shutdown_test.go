@@ -10,9 +10,10 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/kvshare/kvshare/contract"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kvshare/kvshare/contract"
 )
 
 // Shutdown never calls the driver: when what is left can never change it

@@ -16,7 +16,8 @@ func (b *Backend) countLocked(a *attempt, s contract.RowStatus, n int64) {
 // row once, by its final status: the driver's verdict, Fault for a call
 // refused or broken as a whole, Cancelled for a row never handed over.
 // CallsInFlight counts calls whose access is still open, not those held
-// as unprovable; RowsLent and BytesLent count both. OldestCall is the age
+// as unprovable (CallsUnprovable, now: a Reclaim gives them back);
+// RowsLent and BytesLent count both. OldestCall is the age
 // of the oldest call in flight.
 func (b *Backend) Stats() contract.Stats {
 	b.mu.Lock()
@@ -34,6 +35,9 @@ func (b *Backend) Stats() contract.Stats {
 		Lookups:         b.lookups,
 		LookupNames:     b.lookupNames,
 		LookupPresent:   b.lookupPresent,
+		Reclaims:        b.reclaim.reclaims,
+		CallsReclaimed:  b.reclaim.calls,
+		BytesReclaimed:  b.reclaim.given,
 	}
 	if c := b.flight.head; c != nil {
 		s.OldestCall = time.Since(c.began)

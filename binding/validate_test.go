@@ -7,9 +7,10 @@ import (
 	"log/slog"
 	"testing"
 
-	"github.com/kvshare/kvshare/contract"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kvshare/kvshare/contract"
 )
 
 func TestBadSubmissionsNeverReachTheDriver(t *testing.T) {

@@ -8,9 +8,10 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/kvshare/kvshare/contract"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kvshare/kvshare/contract"
 )
 
 // A violation of each kind, made by the second of three calls of a fetch

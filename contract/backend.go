@@ -80,8 +80,9 @@ type Stats struct {
 	Rows                   [RowStatusCount]int64
 	PublishRows, FetchRows [RowStatusCount]int64
 	// CallsInFlight counts driver calls started whose access has not ended
-	// now; CallsUnprovable those among all calls whose access can never be
-	// proven ended (their memory is kept for good).
+	// now; CallsUnprovable the calls whose access the driver could not
+	// prove ended, now (their memory is kept until a reclaim gives it
+	// back, or for good).
 	CallsInFlight   int64
 	CallsUnprovable int64
 	// RowsLent and BytesLent are the rows and bytes of slots a driver may

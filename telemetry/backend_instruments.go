@@ -19,7 +19,11 @@ var (
 	specCallsInFlight = observe.Spec{Name: "kvshare.call.in_flight", Unit: "{call}",
 		Description: "Driver calls whose access to the lent memory is open now."}
 	specCallsUnprovable = observe.Spec{Name: "kvshare.call.unprovable", Unit: "{call}",
-		Description: "Driver calls whose access can never be proven ended: their memory is kept for good."}
+		Description: "Driver calls whose access could not be proven ended, now: their memory is kept until a reclaim gives it back."}
+	specReclaims = observe.Spec{Name: "kvshare.reclaim.count", Unit: "{reclaim}",
+		Description: "Reclaims whose driver recycle ended every access (Backend.Reclaim, or Config.ReclaimAbove)."}
+	specReclaimedBytes = observe.Spec{Name: "kvshare.reclaim.bytes", Unit: "By",
+		Description: "Bytes of unprovable calls that reclaims gave back."}
 	specOldestCall = observe.Spec{Name: "kvshare.call.oldest_age", Unit: "s",
 		Description: "Age of the oldest driver call in flight now; 0 when none is."}
 	specLentRows = observe.Spec{Name: "kvshare.lent.rows", Unit: "{row}",
@@ -42,6 +46,8 @@ type backendInstruments struct {
 	lentRows        metric.Int64ObservableUpDownCounter
 	lentBytes       metric.Int64ObservableUpDownCounter
 	violation       metric.Int64ObservableGauge
+	reclaims        metric.Int64ObservableCounter
+	reclaimedBytes  metric.Int64ObservableCounter
 }
 
 func newBackendInstruments(m metric.Meter) (*backendInstruments, error) {
@@ -56,6 +62,8 @@ func newBackendInstruments(m metric.Meter) (*backendInstruments, error) {
 		lentRows:        k.UpDownCounter(specLentRows),
 		lentBytes:       k.UpDownCounter(specLentBytes),
 		violation:       k.Gauge(specViolation),
+		reclaims:        k.Counter(specReclaims),
+		reclaimedBytes:  k.Counter(specReclaimedBytes),
 	}
 	if err := k.Err(); err != nil {
 		return nil, err
@@ -67,7 +75,7 @@ func newBackendInstruments(m metric.Meter) (*backendInstruments, error) {
 func (i *backendInstruments) all() []metric.Observable {
 	return []metric.Observable{
 		i.attemptsStarted, i.attemptsOpen, i.rows, i.callsInFlight, i.callsUnprovable,
-		i.oldestCall, i.lentRows, i.lentBytes, i.violation,
+		i.oldestCall, i.lentRows, i.lentBytes, i.violation, i.reclaims, i.reclaimedBytes,
 	}
 }
 
@@ -108,4 +116,6 @@ func (i *backendInstruments) observe(o metric.Observer, v *backendView, s contra
 		violated = 1
 	}
 	o.ObserveInt64(i.violation, violated, v.plain)
+	o.ObserveInt64(i.reclaims, s.Reclaims, v.plain)
+	o.ObserveInt64(i.reclaimedBytes, s.BytesReclaimed, v.plain)
 }

@@ -97,6 +97,8 @@ func TestObserveReportsEveryField(t *testing.T) {
 		"kvshare.lent.rows":       {"{row}", "sum", false},
 		"kvshare.lent.bytes":      {"By", "sum", false},
 		"kvshare.violation":       {"{violation}", "gauge", false},
+		"kvshare.reclaim.count":   {"{reclaim}", "sum", true},
+		"kvshare.reclaim.bytes":   {"By", "sum", true},
 	}
 	assert.Len(t, r, len(want), "the backend's instruments and no others")
 	for name, w := range want {
@@ -138,6 +140,8 @@ func assertMatches(t *testing.T, r reading, s contract.Stats) {
 	assert.EqualValues(t, s.OldestCall.Seconds(), r.value(t, "kvshare.call.oldest_age"))
 	assert.EqualValues(t, s.RowsLent, r.value(t, "kvshare.lent.rows"))
 	assert.EqualValues(t, s.BytesLent, r.value(t, "kvshare.lent.bytes"))
+	assert.EqualValues(t, s.Reclaims, r.value(t, "kvshare.reclaim.count"))
+	assert.EqualValues(t, s.BytesReclaimed, r.value(t, "kvshare.reclaim.bytes"))
 	assert.EqualValues(t, 0, r.value(t, "kvshare.violation"))
 }
 

@@ -52,4 +52,6 @@ func ExampleObserve() {
 	// kvshare.mooncake.sdk.panics {panic}: 1 series
 	// kvshare.mooncake.sdk.calls_shared {call}: 1 series
 	// kvshare.mooncake.parts_unprovable_shared {part}: 1 series
+	// kvshare.mooncake.recycles {recycle}: 1 series
+	// kvshare.mooncake.rows_recycled {row}: 1 series
 }

@@ -18,7 +18,11 @@ var (
 	specRowsDeclinedLeftOpen = observe.Spec{Name: "kvshare.mooncake.rows_declined_left_open", Unit: "{row}",
 		Description: "Put rows declined because their key was left open and holds no complete object."}
 	specRowsUnprovable = observe.Spec{Name: "kvshare.mooncake.rows_unprovable", Unit: "{row}",
-		Description: "Rows of operations whose access is unprovable: their memory is kept for good."}
+		Description: "Rows of operations whose access is unprovable now: their memory is kept until a recycle."}
+	specRecycles = observe.Spec{Name: "kvshare.mooncake.recycles", Unit: "{recycle}",
+		Description: "Recycles that destroyed the store client and ended every access."}
+	specRowsRecycled = observe.Spec{Name: "kvshare.mooncake.rows_recycled", Unit: "{row}",
+		Description: "Rows of unprovable operations whose access a recycle ended."}
 	specSDKCalls = observe.Spec{Name: "kvshare.mooncake.sdk.calls", Unit: "{call}",
 		Description: "Batch calls into Mooncake's C ABI (a put part makes two: put-from and its exists-check)."}
 	specSDKPanics = observe.Spec{Name: "kvshare.mooncake.sdk.panics", Unit: "{panic}",
@@ -42,6 +46,8 @@ type instruments struct {
 	sdkPanics            metric.Int64ObservableCounter
 	sdkCallsShared       metric.Int64ObservableCounter
 	partsUnprovShared    metric.Int64ObservableCounter
+	recycles             metric.Int64ObservableCounter
+	rowsRecycled         metric.Int64ObservableCounter
 }
 
 func newInstruments(m metric.Meter) (*instruments, error) {
@@ -55,6 +61,8 @@ func newInstruments(m metric.Meter) (*instruments, error) {
 		sdkPanics:            k.Counter(specSDKPanics),
 		sdkCallsShared:       k.Counter(specSDKCallsShared),
 		partsUnprovShared:    k.Counter(specPartsUnprovableShared),
+		recycles:             k.Counter(specRecycles),
+		rowsRecycled:         k.Counter(specRowsRecycled),
 	}
 	if err := k.Err(); err != nil {
 		return nil, err
@@ -65,7 +73,7 @@ func newInstruments(m metric.Meter) (*instruments, error) {
 // all returns the instruments, for RegisterCallback.
 func (i *instruments) all() []metric.Observable {
 	return []metric.Observable{i.rows, i.keysLeftOpen, i.rowsDeclinedLeftOpen, i.rowsUnprovable, i.sdkCalls, i.sdkPanics,
-		i.sdkCallsShared, i.partsUnprovShared}
+		i.sdkCallsShared, i.partsUnprovShared, i.recycles, i.rowsRecycled}
 }
 
 // view holds the observe options of one registration, built once: the
@@ -100,4 +108,6 @@ func (i *instruments) observe(o metric.Observer, v *view, s mooncakedrv.Stats) {
 	o.ObserveInt64(i.sdkPanics, s.Panics, v.plain)
 	o.ObserveInt64(i.sdkCallsShared, s.CallsShared, v.plain)
 	o.ObserveInt64(i.partsUnprovShared, s.PartsUnprovableShared, v.plain)
+	o.ObserveInt64(i.recycles, s.Recycles, v.plain)
+	o.ObserveInt64(i.rowsRecycled, s.RowsRecycled, v.plain)
 }

@@ -145,6 +145,8 @@ func TestFiguresEqualTheDriversStats(t *testing.T) {
 	assert.Equal(t, s.Panics, r.value(t, "kvshare.mooncake.sdk.panics"))
 	assert.Equal(t, s.CallsShared, r.value(t, "kvshare.mooncake.sdk.calls_shared"))
 	assert.Equal(t, s.PartsUnprovableShared, r.value(t, "kvshare.mooncake.parts_unprovable_shared"))
+	assert.Equal(t, s.Recycles, r.value(t, "kvshare.mooncake.recycles"))
+	assert.Equal(t, s.RowsRecycled, r.value(t, "kvshare.mooncake.rows_recycled"))
 
 	type shape struct {
 		unit      string
@@ -159,6 +161,8 @@ func TestFiguresEqualTheDriversStats(t *testing.T) {
 		"kvshare.mooncake.sdk.panics":              {"{panic}", true},
 		"kvshare.mooncake.sdk.calls_shared":        {"{call}", true},
 		"kvshare.mooncake.parts_unprovable_shared": {"{part}", true},
+		"kvshare.mooncake.recycles":                {"{recycle}", true},
+		"kvshare.mooncake.rows_recycled":           {"{row}", true},
 	}
 	assert.Len(t, r, len(want), "the driver's instruments and no others")
 	for name, w := range want {

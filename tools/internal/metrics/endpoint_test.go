@@ -97,6 +97,8 @@ func TestScrapeMatchesStats(t *testing.T) {
 		assert.EqualValues(t, st.RowsLent, s.value(t, "kvshare_lent_rows", l...), lender)
 		assert.EqualValues(t, st.BytesLent, s.value(t, "kvshare_lent_bytes", l...), lender)
 		assert.EqualValues(t, 0, s.value(t, "kvshare_violation", l...), lender)
+		assert.EqualValues(t, st.Reclaims, s.value(t, "kvshare_reclaim_count_total", l...), lender)
+		assert.EqualValues(t, st.BytesReclaimed, s.value(t, "kvshare_reclaim_bytes_total", l...), lender)
 	}
 	ms := mcDriver.Stats()
 	l := []string{"lender", "mooncake"}
@@ -112,6 +114,8 @@ func TestScrapeMatchesStats(t *testing.T) {
 	assert.EqualValues(t, ms.Panics, s.value(t, "kvshare_mooncake_sdk_panics_total", l...))
 	assert.EqualValues(t, ms.CallsShared, s.value(t, "kvshare_mooncake_sdk_calls_shared_total", l...))
 	assert.EqualValues(t, ms.PartsUnprovableShared, s.value(t, "kvshare_mooncake_parts_unprovable_shared_total", l...))
+	assert.EqualValues(t, ms.Recycles, s.value(t, "kvshare_mooncake_recycles_total", l...))
+	assert.EqualValues(t, ms.RowsRecycled, s.value(t, "kvshare_mooncake_rows_recycled_total", l...))
 	assert.EqualValues(t, 3, s.value(t, "kvshare_rows_total", "lender", "memory", "direction", "put", "status", "ready"), "3 published")
 	assert.EqualValues(t, 1, s.value(t, "kvshare_rows_total", "lender", "memory", "direction", "get", "status", "ready"), "1 fetched")
 	_, memHasMooncake := s["kvshare_mooncake_rows_total"]
