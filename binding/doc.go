@@ -18,8 +18,10 @@
 //     ended. An attempt quiesces only when every call it handed over has
 //     access Ended; a call whose access is Unprovable, or whose driver
 //     broke the protocol, keeps the attempt open, its slots lent, its
-//     regions registered and the hold held, for good, and is counted in
-//     [contract.Stats].CallsUnprovable.
+//     regions registered and the hold held, and is counted in
+//     [contract.Stats].CallsUnprovable, until [Backend.Reclaim] has a
+//     [contract.Recycler] driver tear down what could still touch them
+//     (never for a driver that broke the protocol).
 //   - A driver that breaks the protocol (a panic, an error that does not
 //     wrap [contract.ErrDriverRejected], an operation with an error or
 //     none without one, a Poll that breaks rule 3 of package contract) is

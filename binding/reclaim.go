@@ -75,7 +75,7 @@ func (b *Backend) Reclaim(ctx context.Context) (Reclaimed, error) {
 		return Reclaimed{}, fmt.Errorf("%w: the driver broke the protocol (%s)", ErrNotRecyclable, v.Rule)
 	}
 	start := time.Now()
-	err, panicked := recycleOnce(ctx, rc)
+	panicked, err := recycleOnce(ctx, rc)
 	took := time.Since(start)
 	switch {
 	case panicked != nil:
@@ -93,9 +93,9 @@ func (b *Backend) Reclaim(ctx context.Context) (Reclaimed, error) {
 	return got, nil
 }
 
-func recycleOnce(ctx context.Context, rc contract.Recycler) (err error, panicked any) {
+func recycleOnce(ctx context.Context, rc contract.Recycler) (panicked any, err error) {
 	defer func() { panicked = recover() }()
-	return rc.Recycle(ctx), nil
+	return nil, rc.Recycle(ctx)
 }
 
 // giveBack reads every call held as unprovable again, after a Recycle

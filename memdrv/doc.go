@@ -41,10 +41,12 @@
 //     operation pins stays mapped for the life of the process.
 //
 // The scenario hooks, on *Driver: [Driver.Hold], [Driver.HoldKeys],
-// [Driver.Crash], [Driver.FailReads], [Driver.UnprovableGets],
-// [Driver.Pause], [Driver.CompleteAfterCancel], [Driver.FailNextRegister]
-// and [TogetherDriver.FailNextRegistration]; on the Store,
-// [Store.BeginWrite], [Store.SetCapacity] and [Store.SetFull].
+// [Driver.Crash], [Driver.FailReads], [Driver.UnprovableGets] (its
+// transfers land at [Driver.FinishStrays] unless [Driver.Recycle] ended
+// them), [Driver.Pause], [Driver.CompleteAfterCancel],
+// [Driver.FailNextRegister] and [TogetherDriver.FailNextRegistration];
+// on the Store, [Store.BeginWrite], [Store.SetCapacity] and
+// [Store.SetFull].
 //
 // It refuses Put, Get and registrations after Drain or Close; rows in
 // undeclared directions; hints without Hints; more rows than MaxRowsPerOp;

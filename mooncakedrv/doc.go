@@ -39,8 +39,12 @@
 //
 // An operation's access ends when every SDK call of every part returned,
 // none answered -800, and none failed as a whole or panicked; otherwise
-// it is Unprovable, for good: its region stays registered, Drain answers
-// false and Close is refused. Rows of parts no worker took end Cancelled.
+// it is Unprovable until a Recycle ([contract.Recycler]) destroys the
+// client: its region stays registered, Drain answers false and Close is
+// refused. Rows of parts no worker took end Cancelled. Recycle waits for
+// the parts inside the SDK, destroys the client (which joins its
+// transfer threads), ends every Unprovable access, and opens a fresh
+// client with Config.Reopen.
 //
 // It refuses, with [contract.ErrDriverRejected] and recording nothing, a
 // call while draining or closed, a batch whose names repeat or whose key

@@ -18,23 +18,7 @@ func (d *Driver) Drain(ctx context.Context) bool {
 	d.draining = true
 	d.mu.Unlock()
 
-	removed := d.pool.Cancel(func(*part) bool { return true })
-	var touched []*operation
-	d.mu.Lock()
-	for _, p := range removed {
-		d.cancelPartLocked(p)
-		if len(touched) == 0 || touched[len(touched)-1] != p.op {
-			touched = append(touched, p.op)
-		}
-	}
-	d.mu.Unlock()
-	for _, p := range removed {
-		d.releasePart(p)
-	}
-	// Drain's caller holds no lock the callback could need.
-	for _, op := range touched {
-		d.callOnChange(op)
-	}
+	d.cancelQueued() // Drain's caller holds no lock the callbacks could need
 
 	// A call still building its later parts ends them Cancelled now
 	// that the driver drains; its parts queued before are in the pool.
