@@ -308,26 +308,32 @@ func TestRealDestroyEndsAStreamingTransfer(t *testing.T) {
 	clients := []*sdkBuffer{destroyed, control}
 	answers := make([][]int64, 2)
 	var wg sync.WaitGroup
-	start := time.Now()
-	for i, b := range clients {
-		wg.Go(func() {
-			r, err := put(b, true)
-			assert.NoError(t, err)
-			answers[i] = r
-		})
+	gets := func() <-chan struct{} {
+		for i, b := range clients {
+			wg.Go(func() {
+				r, err := put(b, true)
+				assert.NoError(t, err)
+				answers[i] = r
+			})
+		}
+		return waited(&wg)
 	}
 	// Half written: the first row has bytes, the last none yet.
-	half := func(b *sdkBuffer) bool {
-		return b.buf[0] != 0 && b.buf[len(b.buf)-1] == 0
+	half := func() bool {
+		for _, b := range clients {
+			if b.buf[0] == 0 || b.buf[len(b.buf)-1] != 0 {
+				return false
+			}
+		}
+		return true
 	}
-	deadline := time.Now().Add(realWait)
-	for !(half(destroyed) && half(control)) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the gets were never seen half written")
+	reset := func() {
+		for _, b := range clients {
+			clear(b.buf)
 		}
 	}
-	require.NoError(t, s.pool.Freeze())
-	frozenAt := time.Since(start)
+	start := time.Now()
+	frozenAt := freezeMidway(t, s, gets, half, reset)
 	open := sockets(t)
 	wg.Wait()
 	t.Logf("frozen %v into the gets; they answered after %v: %v / %v", frozenAt.Round(time.Millisecond), time.Since(start).Round(time.Millisecond), answers[0], answers[1])
@@ -354,4 +360,47 @@ func newSockets(before, now []string) []string {
 		}
 	}
 	return out
+}
+
+// freezeTries is how many times freezeMidway starts the transfers
+// before it gives up seeing them half done.
+const freezeTries = 5
+
+// freezeMidway starts transfers (start returns a channel closed once
+// they all returned) and freezes s's provider the moment half says they
+// are half done. A try whose transfers all returned before they were
+// seen half done is made again after reset, freezeTries times in all.
+// It returns how long into its try the provider was frozen.
+func freezeMidway(t *testing.T, s *realStore, start func() <-chan struct{}, half func() bool, reset func()) time.Duration {
+	t.Helper()
+	for try := 1; try <= freezeTries; try++ {
+		begun := time.Now()
+		done := start()
+	watch:
+		for {
+			if half() {
+				require.NoError(t, s.pool.Freeze())
+				return time.Since(begun)
+			}
+			select {
+			case <-done:
+				break watch
+			default:
+			}
+		}
+		t.Logf("try %d: the transfers ended before they were seen half done", try)
+		reset()
+	}
+	t.Fatalf("the transfers were never seen half done in %d tries", freezeTries)
+	return 0
+}
+
+// waited returns a channel closed once wg's goroutines returned.
+func waited(wg *sync.WaitGroup) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	return done
 }
