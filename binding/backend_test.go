@@ -441,7 +441,7 @@ func TestUnprovableAccessKeepsEverything(t *testing.T) {
 	assert.Zero(t, st.CallsInFlight)
 	assert.EqualValues(t, 2, st.RowsLent, "its slots are kept")
 	assert.EqualValues(t, 128, st.BytesLent)
-	assert.Equal(t, 1, logs.Count("kvshare/binding: driver cannot prove a call's access ended; its memory is kept for good"))
+	assert.Equal(t, 1, logs.Count("kvshare/binding: driver cannot prove a call's access ended; its memory is kept until a reclaim gives it back"))
 
 	labels := b.Shutdown(context.Background()) // returns at once: nothing can change
 	assert.Equal(t, []string{"attempt 1 (fetch)", "region 0", "region 1"}, labels)

@@ -34,7 +34,7 @@ func (b *Backend) poll(c *call) {
 		return
 	}
 	if unprovable {
-		b.log.Warn("kvshare/binding: driver cannot prove a call's access ended; its memory is kept for good",
+		b.log.Warn("kvshare/binding: driver cannot prove a call's access ended; its memory is kept until a reclaim gives it back",
 			"call", c.String(), "rows", len(c.batch.Rows), "bytes", c.bytes)
 	}
 	b.cancelCalls(cancels)

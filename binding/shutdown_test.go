@@ -365,7 +365,7 @@ func TestAnUnprovableCallIsNotLoggedAsSlow(t *testing.T) {
 		time.Sleep(time.Hour)
 		synctest.Wait()
 		assert.Zero(t, logs.Count(slowMsg))
-		assert.Equal(t, 1, logs.Count("kvshare/binding: driver cannot prove a call's access ended; its memory is kept for good"))
+		assert.Equal(t, 1, logs.Count("kvshare/binding: driver cannot prove a call's access ended; its memory is kept until a reclaim gives it back"))
 		assert.Zero(t, b.Stats().OldestCall)
 	})
 }

@@ -55,12 +55,16 @@ type Driver struct {
 	draining   bool
 	drained    bool // the last Drain returned true
 	closed     bool
-	recycling  bool          // Recycle runs: every call is refused
-	recycles   int           // recycles that ended every access
-	strays     []stray       // transfers the store gave up on, still running (UnprovableGets)
-	wake       chan struct{} // closed and replaced when busy drops or an access ends
-	scene      scene
-	probes     probeScene // lookups
+	recycling  bool    // Recycle runs: every call is refused
+	recycles   int     // recycles that ended every access
+	strays     []stray // transfers the store gave up on, still running (UnprovableGets)
+	// landing is held by FinishStrays while strays write, and by Recycle
+	// while it tears them down: a Recycle returns only once no stray
+	// writes any more, as a client's teardown joins its transfer threads.
+	landing sync.Mutex
+	wake    chan struct{} // closed and replaced when busy drops or an access ends
+	scene   scene
+	probes  probeScene // lookups
 }
 
 var _ contract.Driver = (*Driver)(nil)

@@ -57,10 +57,17 @@ func (d *Driver) Recycle(ctx context.Context) error {
 			return fmt.Errorf("%w: memdrv: recycle: rows still inside the store when the context ended (%v): nothing torn down", contract.ErrDriverRejected, ctx.Err())
 		}
 	}
-	if !d.scene.keepStrays {
-		d.strays = nil
-	}
+	keep := d.scene.keepStrays
 	d.scene.keepStrays = false
+	d.mu.Unlock()
+	if !keep {
+		d.landing.Lock() // waits for strays writing now
+		d.mu.Lock()
+		d.strays = nil
+		d.mu.Unlock()
+		d.landing.Unlock()
+	}
+	d.mu.Lock()
 	ended := d.unprovable
 	d.unprovable = nil
 	for _, op := range ended {
@@ -94,6 +101,8 @@ func (d *Driver) cancelQueuedLocked() []*operation {
 // each one no Recycle tore down writes its object into its row's spans
 // now, as a network that was only slow would. It returns how many wrote.
 func (d *Driver) FinishStrays() int {
+	d.landing.Lock()
+	defer d.landing.Unlock()
 	d.mu.Lock()
 	strays := d.strays
 	d.strays = nil

@@ -48,7 +48,9 @@ func (d *Driver) get(row contract.Row, key string, sc sceneRow) rowEnd {
 		// the object, if there is one, when FinishStrays says, unless a
 		// Recycle tore it down first.
 		if held, obj, verdict := d.store.lookup(key); verdict == contract.Ready {
-			s := stray{spans: row.Spans, data: append([]byte(nil), obj[:min(int64(len(obj)), row.Bytes())]...)}
+			// Its own copy of the spans: the batch's are the caller's
+			// only until the access ends.
+			s := stray{spans: append([]contract.Span(nil), row.Spans...), data: append([]byte(nil), obj[:min(int64(len(obj)), row.Bytes())]...)}
 			d.store.done(held)
 			d.mu.Lock()
 			d.strays = append(d.strays, s)

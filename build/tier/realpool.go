@@ -56,6 +56,9 @@ func Realpool(root string, list modules.List, getenv func(string) string, w io.W
 			// the minute, their unprovable memory kept and counted.
 			{flags: []string{"--mooncake-dir", dir, "--providers", "3", "--replicas", "2", "--kill-every", "20s"},
 				store: "a loopback pool of three providers, replicas 2, one killed and restarted every 20 s"},
+			// The same, the unprovable memory won back by reclaims.
+			{flags: []string{"--mooncake-dir", dir, "--providers", "3", "--replicas", "2", "--kill-every", "20s", "--reclaim"},
+				store: "a loopback pool of three providers, replicas 2, one killed every 20 s, its unprovable memory reclaimed"},
 		}}.run(root, list, w)
 }
 

@@ -28,6 +28,7 @@ func soakCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.Lenders, "lenders", cfg.Lenders, "backends over the one store")
 	stores := addStoreFlags(fs, "soak", true)
 	killEvery := fs.Duration("kill-every", 0, "with --mooncake-dir: kill a segment provider and start it again, empty, this often, one provider after another (0: never)")
+	fs.BoolVar(&cfg.Reclaim, "reclaim", false, "with --kill-every: win back the memory of attempts a kill left unprovable (each driver destroys its store client and opens a fresh one) instead of keeping the lender's region for good")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0

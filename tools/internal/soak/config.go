@@ -42,7 +42,18 @@ type Config struct {
 	// held, keeps that memory for good (never touched again, never freed)
 	// and lends a fresh region.
 	Faults func(ctx context.Context)
+	// Reclaim, with Faults, makes a lender win such memory back instead
+	// of retiring its region: its backend reclaims (binding's
+	// Backend.Reclaim, the driver destroying its store client and opening
+	// a fresh one); every unprovable attempt must then quiesce, its slots
+	// are fenced, and the lender's next round first checks that no byte
+	// of a fence changed. It needs drivers that can recycle.
+	Reclaim bool
 }
+
+// reclaimWait bounds a reclaim: longer than the store's own 60 s cap on
+// a transfer, which the calls inside it may have to run out.
+const reclaimWait = 90 * time.Second
 
 // Defaults is ten minutes of four lenders of 64 slots of 16 KiB.
 func Defaults() Config {
@@ -83,6 +94,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("soak: names is %d, want > 0", c.Names)
 	case c.Wait <= 0:
 		return fmt.Errorf("soak: wait is %v, want > 0", c.Wait)
+	case c.Reclaim && c.Faults == nil:
+		return fmt.Errorf("soak: reclaim asks for faults: without them nothing is left unprovable")
 	}
 	return nil
 }

@@ -21,6 +21,9 @@ type lender struct {
 	drv     contract.Driver
 	backend *binding.Backend
 	hold    *hold
+	// fences are the slots a reclaim gave back, each with the pattern
+	// written into it then; the next round checks them first.
+	fences map[int32][]byte
 }
 
 // hold is the lender's hold on its region for one binding.

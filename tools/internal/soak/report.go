@@ -31,6 +31,10 @@ type Report struct {
 	// unprovable (with Config.Faults); RegionsKept the regions retired
 	// for them and kept for good, BytesKept their bytes.
 	AttemptsUnprovable, RegionsKept, BytesKept int64
+	// Reclaims counts the reclaims (with Config.Reclaim) that gave
+	// unprovable calls back, BytesReclaimed their bytes, FencesChecked the
+	// slots fenced after a reclaim and found untouched by the next round.
+	Reclaims, BytesReclaimed, FencesChecked int64
 }
 
 // OpsPerSecond is attempts submitted per second.
@@ -54,7 +58,11 @@ func (r Report) keptString() string {
 	if r.AttemptsUnprovable == 0 && r.RegionsKept == 0 {
 		return ""
 	}
-	return fmt.Sprintf("; %d attempts left unprovable by faults, %d regions (%d bytes) kept for good", r.AttemptsUnprovable, r.RegionsKept, r.BytesKept)
+	s := fmt.Sprintf("; %d attempts left unprovable by faults, %d regions (%d bytes) kept for good", r.AttemptsUnprovable, r.RegionsKept, r.BytesKept)
+	if r.Reclaims > 0 {
+		s += fmt.Sprintf(", %d reclaims gave %d bytes back (%d fenced slots untouched)", r.Reclaims, r.BytesReclaimed, r.FencesChecked)
+	}
+	return s
 }
 
 // add merges o's counts into r.
@@ -72,4 +80,7 @@ func (r *Report) add(o Report) {
 	r.AttemptsUnprovable += o.AttemptsUnprovable
 	r.RegionsKept += o.RegionsKept
 	r.BytesKept += o.BytesKept
+	r.Reclaims += o.Reclaims
+	r.BytesReclaimed += o.BytesReclaimed
+	r.FencesChecked += o.FencesChecked
 }

@@ -21,6 +21,9 @@ type attempt struct {
 // round submits one to three attempts on disjoint slots of the lender,
 // cancels some, waits for every one to quiesce and checks them.
 func (s *soak) round(ctx context.Context, l *lender, rng *rand.Rand, rep *Report) error {
+	if err := s.checkFences(l, rep); err != nil {
+		return err
+	}
 	n := 1 + rng.IntN(3)
 	perm := rng.Perm(s.cfg.Slots)
 	per := len(perm) / n
@@ -41,7 +44,7 @@ func (s *soak) round(ctx context.Context, l *lender, rng *rand.Rand, rep *Report
 	defer wait.Stop()
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
-	unprovable := false
+	var unprovable []*attempt
 	for _, at := range attempts {
 		held, err := s.await(ctx, l, at, wait.C, tick.C)
 		if err != nil {
@@ -50,7 +53,7 @@ func (s *soak) round(ctx context.Context, l *lender, rng *rand.Rand, rep *Report
 		if held {
 			// The store left its access unprovable: it never quiesces.
 			// Its outcome is final; check that.
-			unprovable = true
+			unprovable = append(unprovable, at)
 			rep.AttemptsUnprovable++
 			if err := s.checkOutcome(l, at, rep); err != nil {
 				return err
@@ -61,10 +64,13 @@ func (s *soak) round(ctx context.Context, l *lender, rng *rand.Rand, rep *Report
 			return err
 		}
 	}
-	if unprovable {
-		return s.retire(ctx, l, rep)
+	switch {
+	case len(unprovable) == 0:
+		return nil
+	case s.cfg.Reclaim:
+		return s.reclaim(ctx, l, unprovable, rep)
 	}
-	return nil
+	return s.retire(ctx, l, rep)
 }
 
 // await waits for at to quiesce, within the round's wait; with faults

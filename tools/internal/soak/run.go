@@ -111,6 +111,10 @@ func (s *soak) release(ctx context.Context, lenders []*lender, rep *Report) erro
 		if l == nil {
 			continue
 		}
+		if err := s.checkFences(l, rep); err != nil {
+			errs = append(errs, err)
+			continue
+		}
 		if l.backend != nil {
 			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.Wait)
 			err := l.unbind(sctx)

@@ -2,6 +2,8 @@ package soak
 
 import (
 	"context"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -89,7 +91,7 @@ func (c corruptingStore) OpenDriver(context.Context, string) (contract.Driver, e
 func TestASoakWithFaultsRetiresTheRegionsItCannotProve(t *testing.T) {
 	cfg := tiny()
 	broken := new(atomic.Bool)
-	cfg.Store = breakingStore{store: memdrv.NewStore(), broken: broken}
+	cfg.Store = newBreakingStore(broken)
 	cfg.Faults = func(ctx context.Context) {
 		select {
 		case <-time.After(500 * time.Millisecond):
@@ -110,28 +112,96 @@ func TestASoakWithFaultsRetiresTheRegionsItCannotProve(t *testing.T) {
 	assert.Positive(t, rep.RowsChecked)
 }
 
+// The same store with Reclaim on: each lender wins the memory of its
+// unprovable attempts back instead of retiring its region, fences the
+// slots, and finds them untouched later, though the store's abandoned
+// transfers are let land now and then (those no reclaim tore down yet
+// land in memory still held).
+func TestASoakWithFaultsAndReclaimKeepsNothing(t *testing.T) {
+	cfg := tiny()
+	cfg.Reclaim = true
+	broken := new(atomic.Bool)
+	store := newBreakingStore(broken)
+	cfg.Store = store
+	landed := new(atomic.Int64)
+	cfg.Faults = func(ctx context.Context) {
+		for i := 0; ; i++ {
+			select {
+			case <-time.After(200 * time.Millisecond):
+			case <-ctx.Done():
+				return
+			}
+			broken.Store(i%3 == 0)
+			landed.Add(int64(store.finish()))
+		}
+	}
+	rep, err := Run(context.Background(), cfg)
+	require.NoError(t, err)
+	t.Log(rep)
+	assert.Positive(t, rep.AttemptsUnprovable, "the broken gets left attempts unprovable")
+	assert.Positive(t, rep.Reclaims)
+	assert.Positive(t, rep.BytesReclaimed)
+	assert.Positive(t, rep.FencesChecked, "the slots given back were fenced and checked")
+	assert.Zero(t, rep.RegionsKept, "nothing kept")
+	t.Logf("%d abandoned transfers landed before a reclaim tore them down (in memory still held)", landed.Load())
+	assert.EqualValues(t, 4, rep.MemoryFreed, "every region freed at the end")
+	assert.Contains(t, rep.String(), "reclaims gave")
+}
+
+func TestASoakReclaimNeedsFaults(t *testing.T) {
+	cfg := tiny()
+	cfg.Reclaim = true
+	_, err := Run(context.Background(), cfg)
+	require.ErrorContains(t, err, "reclaim asks for faults")
+}
+
 func TestASoakWithoutFaultsFailsOnAnAttemptThatNeverQuiesces(t *testing.T) {
 	cfg := tiny()
 	cfg.Wait = time.Second
 	broken := new(atomic.Bool)
 	broken.Store(true)
-	cfg.Store = breakingStore{store: memdrv.NewStore(), broken: broken}
+	cfg.Store = newBreakingStore(broken)
 	_, err := Run(context.Background(), cfg)
 	require.Error(t, err, "without Faults an unprovable attempt is a broken promise of the store")
 	assert.Contains(t, err.Error(), "did not quiesce")
 }
 
 // breakingStore opens memdrv drivers whose gets, while broken is set,
-// end with their access unprovable.
+// end with their access unprovable (their transfers running on until
+// finish lets them land).
 type breakingStore struct {
-	store  *memdrv.Store
-	broken *atomic.Bool
+	store   *memdrv.Store
+	broken  *atomic.Bool
+	mu      *sync.Mutex
+	drivers *[]*memdrv.Driver
+}
+
+func newBreakingStore(broken *atomic.Bool) breakingStore {
+	return breakingStore{store: memdrv.NewStore(), broken: broken, mu: new(sync.Mutex), drivers: new([]*memdrv.Driver)}
 }
 
 func (breakingStore) Describe() string { return "a breaking in-memory store" }
 func (breakingStore) Workers() int     { return 2 }
 func (b breakingStore) OpenDriver(context.Context, string) (contract.Driver, error) {
-	return &breakingDriver{Driver: memdrv.New(b.store, memdrv.Options{Workers: 2}), broken: b.broken}, nil
+	d := memdrv.New(b.store, memdrv.Options{Workers: 2})
+	b.mu.Lock()
+	*b.drivers = append(*b.drivers, d)
+	b.mu.Unlock()
+	return &breakingDriver{Driver: d, broken: b.broken}, nil
+}
+
+// finish lets the transfers every driver's store gave up on land, as a
+// network that was only slow would: a transfer no recycle tore down
+// writes its slot now.
+func (b breakingStore) finish() int {
+	b.mu.Lock()
+	ds := slices.Clone(*b.drivers)
+	b.mu.Unlock()
+	n := 0
+	for _, d := range ds {
+		n += d.FinishStrays()
+	}
+	return n
 }
 
 type breakingDriver struct {
