@@ -11,7 +11,9 @@ import (
 // can never be given back without tearing the store's client down: a
 // call whose access the driver can never prove ended, a driver that broke
 // the protocol, or regions the binding can never unregister. The memory
-// stays lent and the hold kept.
+// stays lent and the hold kept. For the first, with a driver that can
+// recycle, [Backend.Reclaim] tears the client down and gives the calls
+// back; Close then goes on.
 var ErrHeldForGood = errors.New("kvshare/binding: held for good")
 
 // HeldError is [Backend.Close]'s answer when something is still held:

@@ -104,3 +104,59 @@ func Example_unprovable() {
 	// held for good: true true [attempt 2 (fetch) region 0]
 	// free refused: true
 }
+
+// guide:reclaim
+// closeOrReclaim gives everything back, as close does; when only memory
+// held for good stops it and the driver can recycle (tear down what
+// could still touch that memory), it reclaims it and closes again.
+func (l *lender) closeOrReclaim(ctx context.Context) error {
+	err := l.backend.Close(ctx)
+	if errors.Is(err, binding.ErrHeldForGood) {
+		if _, rerr := l.backend.Reclaim(ctx); rerr == nil {
+			err = l.backend.Close(ctx) // goes on where it stopped
+		}
+	}
+	if err != nil {
+		if errors.Is(err, binding.ErrHeldForGood) {
+			l.mem.KeepForGood(err) // nothing could win it back
+		}
+		return err
+	}
+	return l.mem.Free()
+}
+
+// guide:end
+
+// The same unprovable get, over a driver that can recycle (memdrv can;
+// the Mooncake driver destroys its client and opens a fresh one): the
+// reclaim gives the call back, the attempt quiesces, and Close and Free
+// finish.
+func Example_reclaim() {
+	ctx := context.Background()
+	store := memdrv.NewStore()
+	driver := memdrv.New(store, memdrv.Options{})
+	cfg := binding.Config{KeyPrefix: "engine", Logger: slog.New(slog.DiscardHandler)}
+	l, err := lend(ctx, driver, cfg, 4, 4096)
+	if err != nil {
+		panic(err)
+	}
+	view := contract.View{Groups: []contract.Group{{Slots: []int32{1}, Names: [][]byte{[]byte("block")}}}}
+	stem, _ := keys.NewStem("engine")
+	key, _ := stem.Key([]byte("block"))
+	store.Set(key, make([]byte, 4096))
+	driver.UnprovableGets(key)
+	a, err := l.backend.Fetch(view, nil)
+	if err != nil {
+		panic(err)
+	}
+	out, _ := a.Wait(ctx)
+	fmt.Println("row:", out.Rows[0], "quiesced:", a.Quiesced())
+
+	fmt.Println("closed and freed:", l.closeOrReclaim(ctx))
+	s := l.backend.Stats()
+	fmt.Println("reclaims:", s.Reclaims, "bytes given back:", s.BytesReclaimed, "quiesced:", a.Quiesced())
+	// Output:
+	// row: fault quiesced: false
+	// closed and freed: <nil>
+	// reclaims: 1 bytes given back: 4096 quiesced: true
+}
