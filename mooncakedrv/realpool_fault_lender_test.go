@@ -103,6 +103,15 @@ func newFaultLender(config, name string, slots int, prefix string, out *switchWr
 	l.client = newRecordingClient(c)
 	cfg := ConfigFrom(sc.Mooncake)
 	cfg.RowsPerCall, cfg.Logger = faultCallRows, logger
+	// A Recycle's fresh client is recorded as the old one was.
+	cfg.Reopen = func(ctx context.Context) (mooncakesdk.Client, error) {
+		fresh, err := mooncakesdk.Open(ctx, sc, logger)
+		if err != nil {
+			return nil, err
+		}
+		l.client.Client = fresh // no call is in the SDK while a Recycle runs
+		return l.client, nil
+	}
 	drv, err := New(l.client, cfg)
 	if err != nil {
 		return nil, err

@@ -58,10 +58,17 @@ func (r *faultRun) newBackend(t *testing.T, seedsAfter contract.RowStatus) strin
 		failed = append(failed, rt.verdicts.String())
 		t.Logf("new backend, try %d: %s (%s; the store answered %s)", try, what, rt.verdicts.String(), rt.answers.String())
 		if rt.opsUnprovable > 0 {
-			// Its slots are kept for good: no try again in them.
-			t.Errorf("the new backend's try %d left access unprovable (the store answered %s): the pool was not back", try, rt.answers.String())
-			account += "; NOT RECOVERED: " + strings.Join(slices.Compact(failed), " / ")
-			break
+			// A pool not quite back (a provider whose transfer metadata
+			// the restarted master does not have yet answers -800 for
+			// a transfer that never ran) leaves the try's slots held:
+			// win them back before the next try writes them.
+			got, err := c.be.Reclaim(t.Context())
+			if err != nil {
+				t.Errorf("the new backend's try %d left access unprovable (the store answered %s), and the reclaim failed: %v", try, rt.answers.String(), err)
+				account += "; NOT RECOVERED: " + strings.Join(slices.Compact(failed), " / ")
+				break
+			}
+			failed[len(failed)-1] += fmt.Sprintf(", access unprovable (%s), reclaimed in %v", rt.answers.String(), got.Took.Round(time.Millisecond))
 		}
 		if time.Since(start) > realWait {
 			t.Errorf("a new backend did not round-trip rows within %v: %s", realWait, strings.Join(slices.Compact(failed), " / "))
