@@ -197,7 +197,11 @@ func checkFinalResultsStay(b *bench) {
 	w.poll()
 }
 
-func checkUnprovableTerminal(b *bench) {
+// unprovableGet admits a get of one stored row, in a region of two
+// slots, that the UnprovableGets hook leaves unprovable, and waits for
+// it to settle so; it skips without the hook or a get.
+func (b *bench) unprovableGet() (*arena, *watch) {
+	b.r.Helper()
 	b.needDir(GetDir)
 	if b.sub.UnprovableGets == nil {
 		b.skip(skipHook, "the harness cannot stage an unprovable get (no UnprovableGets hook)")
@@ -210,10 +214,14 @@ func checkUnprovableTerminal(b *bench) {
 	get := b.batch(row(name, a.span(0)))
 	b.hook("UnprovableGets", func() { b.sub.UnprovableGets(get.Key(0)) })
 	w := b.admit(GetDir, get, nil, nil)
-	st := w.settle()
-	if st.Access != contract.Unprovable {
+	if st := w.settle(); st.Access != contract.Unprovable {
 		b.r.Fatalf("%s: the harness staged an unprovable get, yet access ended %v", w.label, st.Access)
 	}
+	return a, w
+}
+
+func checkUnprovableTerminal(b *bench) {
+	a, w := b.unprovableGet()
 	for range 3 {
 		w.poll()
 	}

@@ -77,21 +77,7 @@ func (b *bench) finishStrays() {
 
 func checkRecycleEndsUnprovable(b *bench) {
 	b.recycler()
-	b.needDir(GetDir)
-	if b.sub.UnprovableGets == nil {
-		b.skip(skipHook, "the harness cannot stage an unprovable get (no UnprovableGets hook)")
-	}
-	name := b.rowName("unprovable")
-	if b.canStage() {
-		b.stage(name, payload(name, int(b.h.SlotBytes)), false)
-	}
-	a := b.region(2)
-	get := b.batch(row(name, a.span(0)))
-	b.hook("UnprovableGets", func() { b.sub.UnprovableGets(get.Key(0)) })
-	w := b.admit(GetDir, get, nil, nil)
-	if st := w.settle(); st.Access != contract.Unprovable {
-		b.r.Fatalf("%s: the harness staged an unprovable get, yet access ended %v", w.label, st.Access)
-	}
+	a, w := b.unprovableGet()
 	if b.drain(true) {
 		b.r.Errorf("%s: Drain returned true while the operation's access is unprovable", w.label)
 	}

@@ -77,7 +77,7 @@ func OpenConfig(ctx context.Context, sc StoreConfig, logger *slog.Logger) (*Driv
 
 // ClientOption is the rueidis client option a store config describes,
 // as the driver wants its client: one server (no cluster or sentinel
-// discovery; for a cluster, InitAddress holds the seeds and the driver
+// discovery; for a cluster, InitAddress holds the starting addresses and the driver
 // makes one such client a node), no client-side cache, the connection deadline no shorter
 // than the longest part's round trip, at least Workers connections for
 // the parts' streams. It reads the password variable now; unset, the
