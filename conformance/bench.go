@@ -2,11 +2,13 @@ package conformance
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/patience"
 )
 
 // check is one entry of the suite.
@@ -69,6 +71,9 @@ type bench struct {
 	undo     []func() // releases and resumes, run first at teardown
 
 	drainedTrue atomic.Bool // a Drain returned true
+	// moves counts snapshots of the check's operations that differed from
+	// the one before: progress, which extends a wait (see patient).
+	moves atomic.Uint64
 	// calm: Close is about to be called, or the check ended: onChange no
 	// longer polls from inside (see watch.onChange).
 	calm     atomic.Bool
@@ -200,8 +205,9 @@ func (b *bench) checkpoint() {
 }
 
 // within runs f on a goroutine of its own and waits for it within the
-// harness's Wait. ok is false if f did not return in time (it runs on,
-// and whatever it sets must not be read); a panic of f is returned.
+// check's bound (see patient). ok is false if f did not return in time
+// (it runs on, and whatever it sets must not be read); a panic of f is
+// returned.
 func (b *bench) within(f func()) (ok bool, panicked any) {
 	result := make(chan any, 1)
 	go func() {
@@ -215,13 +221,18 @@ func (b *bench) within(f func()) (ok bool, panicked any) {
 		returned = true
 		result <- nil
 	}()
-	t := time.NewTimer(b.h.Wait)
-	defer t.Stop()
+	ctx, cancel := b.bound()
+	defer cancel()
 	select {
 	case p := <-result:
 		return true, p
-	case <-t.C:
-		return false, nil
+	case <-ctx.Done():
+		select {
+		case p := <-result:
+			return true, p
+		default:
+			return false, nil
+		}
 	}
 }
 
@@ -249,9 +260,50 @@ func (b *bench) hasObject(key string) bool {
 	return ok
 }
 
-// bound returns a context that ends after the harness's Wait.
+// bound returns a context that ends once the check's bound ran out for
+// good (see patient).
 func (b *bench) bound() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), b.h.Wait)
+	return b.patient(b.h.Wait).Context(context.Background())
+}
+
+// brief returns a context the check means to end while the driver
+// waits inside a call, to see the call give up: it ends after a quarter
+// of the harness's Wait, fixed, since a row the check holds inside the
+// store keeps the call waiting however slow the machine is.
+func (b *bench) brief() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), b.h.Wait/4)
+}
+
+// patient returns the bound of one wait of the check's goroutine: span
+// (the harness's Wait, or a share of it), extended by as much, at most
+// patience.MaxExtensions times, while the process was starved or an
+// operation of the check changed over the span just ended; each
+// extension is logged on the check and listed in the run's summary.
+func (b *bench) patient(span time.Duration) patience.Bound {
+	p := b.patientAside(span)
+	logf := p.Logf
+	p.Logf = func(format string, args ...any) {
+		logf(format, args...)
+		b.r.Logf(format, args...)
+	}
+	return p
+}
+
+// patientAside is patient for a wait off the check's goroutine (inside
+// an onChange call, which may come after the check ended): its
+// extensions are listed in the run's summary only.
+func (b *bench) patientAside(span time.Duration) patience.Bound {
+	var seen atomic.Uint64
+	seen.Store(b.moves.Load())
+	return patience.Bound{
+		Span: span,
+		What: b.name,
+		Moved: func() bool {
+			n := b.moves.Load()
+			return seen.Swap(n) != n
+		},
+		Logf: func(format string, args ...any) { b.run.extended(fmt.Sprintf(format, args...)) },
+	}
 }
 
 // needDir skips the check unless the driver serves dir.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"time"
 
 	"github.com/kvshare/kvshare/contract"
 )
@@ -107,7 +106,7 @@ func checkRecycleWaitsForRows(b *bench) {
 	b.recycler()
 	a := b.region(2)
 	g, w := b.admitHeld(b.rows(b.dir, a, []int{0}, "held", b.canStage()))
-	ctx, cancel := context.WithTimeout(context.Background(), min(b.h.Wait/4, time.Second))
+	ctx, cancel := b.brief()
 	err := b.recycle(ctx)
 	cancel()
 	switch {

@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/kvshare/kvshare/contract v0.3.0
 	github.com/kvshare/kvshare/memdrv v0.3.0 // tests only: the reference driver and the broken drivers of the self-test
+	github.com/kvshare/kvshare/patience v0.3.0
 	github.com/kvshare/kvshare/rowbatch v0.3.0
 	github.com/stretchr/testify v1.12.1
 )
@@ -19,6 +20,7 @@ replace (
 	github.com/kvshare/kvshare/contract => ../contract
 	github.com/kvshare/kvshare/keys => ../keys // memdrv's tests need it, so its go.mod requires it
 	github.com/kvshare/kvshare/memdrv => ../memdrv
+	github.com/kvshare/kvshare/patience => ../patience
 	github.com/kvshare/kvshare/rowbatch => ../rowbatch
 )
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/patience"
 )
 
 // Harness is what a driver's test hands to [Run]: how to build a fresh
@@ -33,8 +34,14 @@ type Harness struct {
 
 	// Wait bounds every wait of the suite (an operation settling, a gate
 	// holding a row, Drain, a call that must return at once); 0 means 10
-	// seconds. A driver that has not done what a check waits for within
-	// Wait fails that check rather than hanging it.
+	// seconds. Run multiplies it by the environment's KVSHARE_WAIT_SCALE
+	// (default 1), so a whole run on a slow machine is made more patient
+	// without touching code. A wait that runs out is extended by Wait, at
+	// most three times, only while the process was starved of CPU or an
+	// operation of the check changed over the Wait just ended (package
+	// patience; each extension is logged). A driver that has not done
+	// what a check waits for within its bound fails that check rather
+	// than hanging it.
 	Wait time.Duration
 
 	// Only names the checks to run (see [Checks]); empty means all. A
@@ -220,7 +227,12 @@ func run(r reporter, h Harness) {
 		r.Errorf("conformance: Harness.New is nil")
 		return
 	}
-	h = h.withDefaults()
+	scale, err := patience.Scale()
+	if err != nil {
+		r.Errorf("conformance: %v", err)
+		return
+	}
+	h = h.withDefaults(scale)
 	if strings.IndexByte(h.KeyPrefix, 0) >= 0 {
 		r.Errorf("conformance: Harness.KeyPrefix %q holds a NUL byte, which no key may", h.KeyPrefix)
 		return
@@ -240,13 +252,14 @@ func run(r reporter, h Harness) {
 	rs.finish(r)
 }
 
-func (h Harness) withDefaults() Harness {
+func (h Harness) withDefaults(scale float64) Harness {
 	if h.SlotBytes <= 0 {
 		h.SlotBytes = 4096
 	}
 	if h.Wait <= 0 {
 		h.Wait = 10 * time.Second
 	}
+	h.Wait = patience.ScaledBy(h.Wait, scale)
 	if h.KeyPrefix == "" {
 		var b [6]byte
 		_, _ = rand.Read(b[:])

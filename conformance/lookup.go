@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/kvshare/kvshare/contract"
 )
@@ -171,13 +170,18 @@ func (b *bench) lookupAsync(ctx context.Context, l contract.Looker, p probe) (<-
 // lookupReturned waits, within Wait, for a lookup started by
 // lookupAsync, and reports whether it returned.
 func (b *bench) lookupReturned(ch <-chan lookupResult) (lookupResult, bool) {
-	t := time.NewTimer(b.h.Wait)
-	defer t.Stop()
+	ctx, cancel := b.bound()
+	defer cancel()
 	select {
 	case r := <-ch:
 		return r, true
-	case <-t.C:
-		return lookupResult{}, false
+	case <-ctx.Done():
+		select {
+		case r := <-ch:
+			return r, true
+		default:
+			return lookupResult{}, false
+		}
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kvshare/kvshare/patience"
 )
 
 // runState is what one Run keeps across its checks: every check's bench,
@@ -21,6 +23,9 @@ type runState struct {
 	waitsOut int       // waits for an operation that ran out
 	last     time.Time // the last access end seen or Drain that answered true
 	marks    int       // seals made, for fresh patterns
+	// extensions are the lines bounds logged when they extended a wait
+	// (see bench.patient).
+	extensions []string
 }
 
 func newRunState(h *Harness) *runState { return &runState{h: h} }
@@ -147,6 +152,13 @@ func (s *runState) silentIn() string {
 	return s.silent
 }
 
+// extended records a line a bound logged when it extended a wait.
+func (s *runState) extended(line string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.extensions = append(s.extensions, line)
+}
+
 func (s *runState) waitRanOut() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -172,7 +184,13 @@ func (s *runState) finish(r reporter) {
 	last := s.last
 	s.mu.Unlock()
 	if s.h.Thorough && !last.IsZero() {
-		time.Sleep(time.Until(last.Add(s.h.Wait)))
+		// Wait out Wait since the last event, longer while the process is
+		// starved: a late deviation delayed by a busy host still shows.
+		if rest := time.Until(last.Add(s.h.Wait)); rest > 0 {
+			patience.Bound{Span: rest, What: "the thorough run's closing wait", Logf: func(format string, args ...any) {
+				s.extended(fmt.Sprintf(format, args...))
+			}}.Wait(nil)
+		}
 	}
 	for _, b := range benches {
 		for _, f := range b.lateFindings() {
@@ -214,11 +232,15 @@ func (s *runState) summary() string {
 	if s.silent != "" {
 		fmt.Fprintf(&b, "; the driver was seen not calling onChange in %s, so later waits polled", s.silent)
 	}
+	fmt.Fprintf(&b, "; Wait %v, %d waits extended", s.h.Wait, len(s.extensions))
 	for _, l := range skips {
 		b.WriteString("\n" + l)
 	}
 	for _, n := range s.notes {
 		b.WriteString("\n  not run: " + n)
+	}
+	for _, l := range s.extensions {
+		b.WriteString("\n  extended: " + l)
 	}
 	return b.String()
 }

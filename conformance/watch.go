@@ -5,7 +5,6 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/kvshare/kvshare/contract"
 )
@@ -143,12 +142,9 @@ func (w *watch) pollInside() {
 		w.absorb(st, nil, false)
 	}()
 	limit := w.b.h.Wait / 2
-	t := time.NewTimer(limit)
-	defer t.Stop()
-	select {
-	case <-returned:
+	if w.b.patientAside(limit).Wait(returned) {
 		w.insidePolls.Add(1)
-	case <-t.C:
+	} else {
 		w.mu.Lock()
 		w.onceLocked("stuck", "%s: Poll called from inside onChange did not return within %v: onChange must never run under a lock Poll needs",
 			w.label, limit)
@@ -234,6 +230,9 @@ func (w *watch) take(st contract.OpState, dst []contract.RowStatus, own bool) (l
 		w.polled = true
 		w.lastRaw = st.Rows
 		w.lastOwn = slices.Clone(st.Rows)
+	}
+	if st.Access != w.last.Access || !slices.Equal(st.Rows, w.last.Rows) {
+		w.b.moves.Add(1)
 	}
 	last = contract.OpState{Rows: slices.Clone(st.Rows), Access: st.Access}
 	firstEnd = before != contract.Ended && w.left == contract.Ended && !w.doubt

@@ -3,6 +3,7 @@ package hostmem
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -105,8 +106,10 @@ func TestFreeWaitsForTheHold(t *testing.T) {
 	m.Slot(0, 1)[0] = 2 // still mapped, for good
 }
 
-// Huge pages asked where the kernel has none configured: base pages,
-// said so; where it has them, huge pages, as the kernel's flags show.
+// Huge pages asked where the kernel cannot give them (none reserved, or
+// no such page size at all): base pages, said so, naming what was asked,
+// the kernel's refusal and what its pool says; where it can, huge pages,
+// as the kernel's flags show. Either branch holds on any Linux host.
 func TestHugePages(t *testing.T) {
 	for _, huge := range []HugePages{HugePages2MiB, HugePages1GiB} {
 		t.Run(huge.String(), func(t *testing.T) {
@@ -120,8 +123,8 @@ func TestHugePages(t *testing.T) {
 				t.Logf("%v: %v", huge, rep)
 			} else {
 				assert.Equal(t, NormalPages, rep.Pages)
-				assert.Contains(t, rep.HugePagesWhy, huge.String()+" asked")
-				assert.Contains(t, rep.HugePagesWhy, "nr_hugepages")
+				assert.Contains(t, rep.HugePagesWhy, huge.String()+" asked: mmap(MAP_HUGETLB): ")
+				assert.Contains(t, rep.HugePagesWhy, hugePool(huge), "the why says what the kernel's pool holds")
 				assert.Contains(t, rep.String(), rep.HugePagesWhy)
 				t.Logf("fell back: %v", rep)
 			}
@@ -138,7 +141,11 @@ func TestLock(t *testing.T) {
 	rep := m.Report()
 	if !rep.Locked {
 		t.Logf("not locked here: %s", rep.LockWhy)
-		assert.Contains(t, rep.LockWhy, "RLIMIT_MEMLOCK")
+		assert.True(t, strings.HasPrefix(rep.LockWhy, "mlock: "), "the why names the call that failed: %q", rep.LockWhy)
+		var lim unix.Rlimit
+		if unix.Getrlimit(unix.RLIMIT_MEMLOCK, &lim) == nil && lim.Cur != unix.RLIM_INFINITY {
+			assert.Contains(t, rep.LockWhy, "RLIMIT_MEMLOCK", "a finite limit is named")
+		}
 	} else {
 		assert.True(t, vmFlags(t, m.Regions()[0].Base)["lo"], "the kernel says locked")
 		assert.Contains(t, rep.String(), "locked in RAM")
@@ -212,6 +219,20 @@ func TestNUMANode(t *testing.T) {
 	assert.Contains(t, m.Report().NodeWhy, "no NUMA node 999")
 	m.Release()
 	require.NoError(t, m.Free())
+}
+
+// What the pool says, for each state a host's huge page folder can be
+// in, whatever this host's is.
+func TestHugePool(t *testing.T) {
+	sysfs := t.TempDir()
+	assert.Equal(t, "this system has no 1 GiB huge pages", hugePoolIn(sysfs, HugePages1GiB))
+	dir := filepath.Join(sysfs, "hugepages-2048kB")
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "nr_hugepages"), []byte("0\n"), 0o644))
+	assert.Equal(t, dir+"/nr_hugepages is 0 (set it, or vm.nr_hugepages, to reserve them)", hugePoolIn(sysfs, HugePages2MiB))
+	require.NoError(t, os.Mkdir(filepath.Join(sysfs, "hugepages-1048576kB"), 0o755))
+	require.NoError(t, os.Mkdir(filepath.Join(sysfs, "hugepages-1048576kB", "nr_hugepages"), 0o755)) // unreadable as a file
+	assert.Contains(t, hugePoolIn(sysfs, HugePages1GiB), "cannot read "+sysfs+"/hugepages-1048576kB/nr_hugepages: ")
 }
 
 func TestReportString(t *testing.T) {

@@ -101,12 +101,15 @@ func mapAnon(length int64, huge HugePages) (mem []byte, used HugePages, why stri
 }
 
 // hugePool says how many huge pages of that size the kernel holds.
-func hugePool(huge HugePages) string {
+func hugePool(huge HugePages) string { return hugePoolIn("/sys/kernel/mm/hugepages", huge) }
+
+// hugePoolIn is hugePool reading the kernel's huge page folder at sysfs.
+func hugePoolIn(sysfs string, huge HugePages) string {
 	dir := "hugepages-2048kB"
 	if huge == HugePages1GiB {
 		dir = "hugepages-1048576kB"
 	}
-	file := "/sys/kernel/mm/hugepages/" + dir + "/nr_hugepages"
+	file := sysfs + "/" + dir + "/nr_hugepages"
 	data, err := os.ReadFile(file)
 	if errors.Is(err, os.ErrNotExist) {
 		return "this system has no " + huge.String()
