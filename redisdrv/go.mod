@@ -16,6 +16,7 @@ require (
 
 require (
 	github.com/BurntSushi/toml v1.6.0 // indirect
+	github.com/kvshare/kvshare/patience v0.3.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 )
@@ -32,3 +33,5 @@ replace (
 	github.com/kvshare/kvshare/scheduler => ../scheduler
 	github.com/kvshare/kvshare/storeconfig => ../storeconfig
 )
+
+replace github.com/kvshare/kvshare/patience => ../patience

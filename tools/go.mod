@@ -86,3 +86,5 @@ replace github.com/kvshare/kvshare/storeconfig => ../storeconfig
 replace github.com/kvshare/kvshare/hostmem => ../hostmem
 
 replace github.com/kvshare/kvshare/loopback => ../loopback
+
+replace github.com/kvshare/kvshare/patience => ../patience
