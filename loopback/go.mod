@@ -4,4 +4,9 @@ go 1.26.0
 
 require github.com/stretchr/testify v1.12.1
 
-require go.yaml.in/yaml/v3 v3.0.5 // indirect
+require (
+	github.com/kvshare/kvshare/patience v0.3.0
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+)
+
+replace github.com/kvshare/kvshare/patience => ../patience

@@ -36,10 +36,13 @@ func TestPickPortsAvoidsTheReservedRanges(t *testing.T) {
 }
 
 func TestPickPortsSkipsBusyAndAvoidedPorts(t *testing.T) {
-	l, err := net.Listen("tcp4", HostPort(0))
-	require.NoError(t, err)
+	// The busy port is one of the range PickPorts draws from, whatever
+	// the host's ephemeral range (net.ipv4.ip_local_port_range), so that
+	// Free is asked about a port Pick could hand out.
+	l := listenInRange(t)
 	defer l.Close()
 	busy := l.Addr().(*net.TCPAddr).Port
+	require.True(t, Allowed(busy))
 	assert.False(t, Free(busy))
 
 	first, err := PickPorts(1)
@@ -50,6 +53,21 @@ func TestPickPortsSkipsBusyAndAvoidedPorts(t *testing.T) {
 		assert.NotContains(t, ports, first[0])
 		assert.NotContains(t, ports, busy)
 	}
+}
+
+// listenInRange listens on a port PickPorts could hand out: the first of
+// a few picked that is still free when listened on.
+func listenInRange(t *testing.T) net.Listener {
+	t.Helper()
+	ports, err := PickPorts(8)
+	require.NoError(t, err)
+	for _, p := range ports {
+		if l, err := net.Listen("tcp4", HostPort(p)); err == nil {
+			return l
+		}
+	}
+	require.FailNow(t, "every port picked was taken before it was listened on", "%v", ports)
+	return nil
 }
 
 // With a companion offset, every port's companion obeys the same rules,
@@ -97,8 +115,11 @@ func TestOwnsListenerFindsThisProcesssListener(t *testing.T) {
 	require.NoError(t, err)
 	defer l.Close()
 	port := l.Addr().(*net.TCPAddr).Port
+	if _, err := os.Stat("/proc/net/tcp"); err != nil {
+		t.Skipf("this host has no /proc socket tables: %v", err)
+	}
 	owns, known := OwnsListener(os.Getpid(), port)
-	assert.True(t, known, "this machine has /proc socket tables")
+	assert.True(t, known, "/proc/net/tcp is there")
 	assert.True(t, owns)
 	owns, _ = OwnsListener(os.Getppid(), port)
 	assert.False(t, owns)

@@ -17,6 +17,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kvshare/kvshare/patience"
 )
 
 // childEnv makes this test binary a child for the tests below: "listen
@@ -72,7 +74,7 @@ func spawnChild(t *testing.T, l *Launcher, role string) *Process {
 	t.Helper()
 	pr, err := l.Spawn("child", os.Args[0], nil, []string{childEnv + "=" + role}, filepath.Join(t.TempDir(), "child.log"))
 	require.NoError(t, err)
-	t.Cleanup(func() { assert.NoError(t, pr.Stop(slog.New(slog.DiscardHandler), 5*time.Second)) })
+	t.Cleanup(func() { assert.NoError(t, pr.Stop(slog.New(slog.DiscardHandler), patience.Wait())) })
 	return pr
 }
 
@@ -82,7 +84,7 @@ func TestWaitReadyWaitsForTheChildsOwnListener(t *testing.T) {
 	ports, err := PickPorts(1)
 	require.NoError(t, err)
 	pr := spawnChild(t, l, "listen "+strconv.Itoa(ports[0]))
-	require.NoError(t, pr.WaitReady(t.Context(), 10*time.Second, ports[0]))
+	require.NoError(t, pr.WaitReady(t.Context(), patience.Wait(), ports[0]))
 	owns, known := OwnsListener(pr.PID, ports[0])
 	assert.True(t, owns || !known)
 	assert.True(t, pr.Alive())
@@ -98,6 +100,7 @@ func TestWaitReadyIsNotFooledByAnotherListener(t *testing.T) {
 	l := NewLauncher()
 	t.Cleanup(l.Close)
 	pr := spawnChild(t, l, "sleep")
+	// 300 ms is an input: the child never listens, so the wait must run out.
 	err = pr.WaitReady(t.Context(), 300*time.Millisecond, other.Addr().(*net.TCPAddr).Port)
 	require.ErrorIs(t, err, ErrNotReady)
 	assert.Contains(t, err.Error(), pr.LogPath)
@@ -107,7 +110,7 @@ func TestWaitReadyReportsAnEarlyExitWithTheLog(t *testing.T) {
 	l := NewLauncher()
 	t.Cleanup(l.Close)
 	pr := spawnChild(t, l, "exit")
-	err := pr.WaitReady(t.Context(), 10*time.Second, 1)
+	err := pr.WaitReady(t.Context(), patience.Wait(), 1)
 	require.ErrorIs(t, err, ErrEarlyExit)
 	assert.Contains(t, err.Error(), "giving up at once")
 	assert.Contains(t, err.Error(), "exit status 3")
@@ -122,7 +125,7 @@ func TestWaitReadyEndsWithItsContext(t *testing.T) {
 	pr := spawnChild(t, l, "sleep")
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	err := pr.WaitReady(ctx, time.Minute, 1)
+	err := pr.WaitReady(ctx, time.Minute, 1) // never reached: ctx has ended
 	require.ErrorIs(t, err, ErrNotReady)
 	assert.ErrorIs(t, err, context.Canceled)
 }
@@ -131,22 +134,22 @@ func TestFreezeResumeStopKill(t *testing.T) {
 	l := NewLauncher()
 	t.Cleanup(l.Close)
 	pr := spawnChild(t, l, "sleep")
-	require.NoError(t, pr.Freeze(5*time.Second))
+	require.NoError(t, pr.Freeze(patience.Wait()))
 	assert.Equal(t, byte('T'), ProcState(pr.PID))
-	require.NoError(t, pr.Resume(5*time.Second))
+	require.NoError(t, pr.Resume(patience.Wait()))
 	assert.NotEqual(t, byte('T'), ProcState(pr.PID))
 
 	// Stop reaches a frozen child too (SIGCONT with the SIGTERM).
-	require.NoError(t, pr.Freeze(5*time.Second))
-	require.NoError(t, pr.Stop(slog.New(slog.DiscardHandler), 5*time.Second))
+	require.NoError(t, pr.Freeze(patience.Wait()))
+	require.NoError(t, pr.Stop(slog.New(slog.DiscardHandler), patience.Wait()))
 	assert.False(t, pr.Alive())
 	assert.Equal(t, syscall.SIGTERM, pr.State().Sys().(syscall.WaitStatus).Signal())
 	require.NoError(t, pr.Signal(syscall.SIGTERM), "a reaped child is signalled as a no-op")
 
 	pr = spawnChild(t, l, "sleep")
-	require.NoError(t, pr.Kill(5*time.Second))
+	require.NoError(t, pr.Kill(patience.Wait()))
 	assert.Equal(t, syscall.SIGKILL, pr.State().Sys().(syscall.WaitStatus).Signal())
-	err := pr.Freeze(time.Second)
+	err := pr.Freeze(time.Second) // an input: a reaped child answers at once
 	require.Error(t, err, "a reaped child cannot be frozen")
 	assert.ErrorIs(t, err, ErrExited)
 }
@@ -163,7 +166,7 @@ func TestChildrenDieWithTheirParent(t *testing.T) {
 	require.Positive(t, pid, "%s", out.String())
 	// Pdeathsig delivers SIGKILL; a zombie waiting for a reaper is dead.
 	assert.Eventually(t, func() bool { return syscall.Kill(pid, 0) == syscall.ESRCH || ProcState(pid) == 'Z' },
-		10*time.Second, 10*time.Millisecond, "pid %d outlived the process that started it", pid)
+		patience.Wait(), 10*time.Millisecond, "pid %d outlived the process that started it", pid)
 }
 
 func TestSpawnNamesWhatFailed(t *testing.T) {
@@ -184,7 +187,8 @@ func TestWaitStateBound(t *testing.T) {
 	l := NewLauncher()
 	t.Cleanup(l.Close)
 	pr := spawnChild(t, l, "sleep")
-	require.NoError(t, pr.waitState(time.Second, func(s byte) bool { return s == 'S' || s == 'R' }, "running"))
+	require.NoError(t, pr.waitState(patience.Wait(), func(s byte) bool { return s == 'S' || s == 'R' }, "running"))
+	// 200 ms is an input: the state never comes, so the bound must run out.
 	err := pr.waitState(200*time.Millisecond, func(s byte) bool { return s == 'T' }, "stopped")
 	require.ErrorIs(t, err, ErrSignalState)
 	assert.Contains(t, err.Error(), "child pid")
