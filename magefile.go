@@ -8,10 +8,12 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"time"
+
+	"github.com/magefile/mage/mg"
 
 	"github.com/kvshare/kvshare/build/checks"
 	"github.com/kvshare/kvshare/build/consumer"
@@ -20,6 +22,7 @@ import (
 	"github.com/kvshare/kvshare/build/modules"
 	"github.com/kvshare/kvshare/build/mutate"
 	"github.com/kvshare/kvshare/build/release"
+	"github.com/kvshare/kvshare/build/steps"
 	"github.com/kvshare/kvshare/build/targetargs"
 	"github.com/kvshare/kvshare/build/tier"
 )
@@ -29,30 +32,52 @@ var repo = modules.Repo
 
 // Build compiles every package of every workspace module.
 func Build() error {
-	return goCmd(nil, "build", "work")
+	return goCmd(os.Stdout, nil, "build", "work")
 }
 
 // Test runs the CPU tests of every workspace module under the race
-// detector (with the nvml tag, so NVML discovery is tested too).
-func Test() error {
-	return goCmd([]string{"CGO_ENABLED=1"}, "test", "-race", "-count=1", "-tags=nvml", "work")
+// detector (with the nvml tag, so NVML discovery is tested too), with
+// go test's -timeout scaled by KVSHARE_WAIT_SCALE.
+func Test() error { return test(os.Stdout) }
+
+func test(w io.Writer) error {
+	timeout, err := checks.TestTimeout()
+	if err != nil {
+		return err
+	}
+	return goCmd(w, append([]string{"CGO_ENABLED=1"}, checks.CgoEnv("nvml")...), "test", "-race", "-count=1", timeout, "-tags=nvml", "work")
+}
+
+// Selftest runs the conformance suite's self-test alone (every broken
+// driver of memdrv/broken must be caught by its check, and every check
+// pass against the conforming driver), under the race detector.
+func Selftest() error {
+	timeout, err := checks.TestTimeout()
+	if err != nil {
+		return err
+	}
+	return goCmd(os.Stdout, []string{"CGO_ENABLED=1"}, "test", "-race", "-count=1", timeout, "-run", "^TestSelfTest", "./conformance")
 }
 
 // Lint runs go vet, staticcheck (the version the root module's tool
 // directive pins), go mod tidy -diff and a gofmt check on every module
 // (gofmt on the outside consumers too); any finding fails it.
-func Lint() error {
+func Lint() error { return lint(os.Stdout) }
+
+func lint(w io.Writer) error {
 	if err := repo.CheckWork("."); err != nil {
 		return err
 	}
-	return checks.Lint(".", repo, os.Stdout)
+	return checks.Lint(".", repo, w)
 }
 
 // Deps checks that every module's packages (tests aside) import only
 // what build/modules allows it, that go.work uses exactly the modules it
 // lists, that every go.mod in the tree is listed, and that every sibling
 // requirement names a release version with a replace for the repository.
-func Deps() error {
+func Deps() error { return checkDeps(os.Stdout) }
+
+func checkDeps(w io.Writer) error {
 	for _, check := range []func(string) error{repo.CheckWork, repo.CheckTree, repo.CheckRequirements} {
 		if err := check("."); err != nil {
 			return err
@@ -61,15 +86,15 @@ func Deps() error {
 	if err := deps.Check(".", repo, deps.GoList); err != nil {
 		return err
 	}
-	fmt.Println("deps: every module imports only what build/modules allows; go.work and every go.mod agree with it")
+	fmt.Fprintln(w, "deps: every module imports only what build/modules allows; go.work and every go.mod agree with it")
 	return nil
 }
 
 // Standalone builds, vets and tests each module alone (GOWORK=off), as a
 // team vendoring one module would.
-func Standalone() error {
-	return checks.Standalone(".", repo, os.Stdout)
-}
+func Standalone() error { return standalone(os.Stdout) }
+
+func standalone(w io.Writer) error { return checks.Standalone(".", repo, w) }
 
 // Bench runs every module's benchmarks once (they measure, never assert),
 // then kvshare bench with short settings (measurements 1–4; 5 too when
@@ -84,23 +109,16 @@ func Bench() error {
 }
 
 // CI runs what .ci/run runs: lint, deps, test, standalone, the outside
-// consumers, the quiet first build and the short soak, in that order,
-// printing the time each took.
+// consumers, the quiet first build and the short soak, in that order.
+// It prints one line per step (name, time, result) and, for a step that
+// fails, that step's whole output; `go run mage.go -v ci` shows every
+// step's output as it comes.
 func CI() error {
-	steps := []struct {
-		name string
-		run  func() error
-	}{{"lint", Lint}, {"deps", Deps}, {"test", Test}, {"standalone", Standalone},
-		{"consumers", Consumers}, {"quiet", Quiet}, {"soakShort", SoakShort}}
-	for _, st := range steps {
-		start := time.Now()
-		err := st.run()
-		fmt.Printf("ci: %s took %.0f s\n", st.name, time.Since(start).Seconds())
-		if err != nil {
-			return fmt.Errorf("ci: %s: %w", st.name, err)
-		}
-	}
-	return nil
+	return steps.Run("ci", []steps.Step{
+		{Name: "lint", Run: lint}, {Name: "deps", Run: checkDeps}, {Name: "test", Run: test},
+		{Name: "standalone", Run: standalone}, {Name: "consumers", Run: consumers},
+		{Name: "quiet", Run: quiet}, {Name: "soakShort", Run: soakShort},
+	}, os.Stdout, mg.Verbose())
 }
 
 // Consumers builds a module proxy with dist into a temporary folder and
@@ -111,17 +129,17 @@ func CI() error {
 // byte round-tripped. The Redis consumer runs against a loopback
 // redis-server the target starts (KVSHARE_REDIS_SERVER, else
 // redis-server on PATH); with neither it is built, not run, and says so.
-func Consumers() error {
-	return consumer.Check(".", os.Stdout)
-}
+func Consumers() error { return consumers(os.Stdout) }
+
+func consumers(w io.Writer) error { return consumer.Check(".", w) }
 
 // Quiet builds the kvshare command with an empty build cache, as a new
 // user's first `go run ./tools/cmd/kvshare roundtrip` does, and runs the
 // round trip: the build must print nothing (no C compiler warnings),
 // the command only its own lines.
-func Quiet() error {
-	return firstbuild.Check(".", os.Stdout)
-}
+func Quiet() error { return quiet(os.Stdout) }
+
+func quiet(w io.Writer) error { return firstbuild.Check(".", w) }
 
 // Release makes release VERSION of every module, in this repository:
 // each go.mod's kvshare requirements set to VERSION, go mod tidy in each
@@ -168,12 +186,14 @@ func Dist(dir string) error {
 // over a loopback pool started from it) with publishes, fetches, cancels
 // and shutdowns at random, seeded and printed, every fetched byte and
 // every promise at shutdown checked. KVSHARE_SOAK_SEED sets the seed.
-func Soak() error { return soak("") }
+func Soak() error { return soak(os.Stdout, "") }
 
 // SoakShort is Soak for one minute (each store); CI runs it.
-func SoakShort() error { return soak("-short") }
+func SoakShort() error { return soakShort(os.Stdout) }
 
-func soak(length string) error {
+func soakShort(w io.Writer) error { return soak(w, "-short") }
+
+func soak(w io.Writer, length string) error {
 	args := []string{"run", "./tools/cmd/kvshare", "soak"}
 	if length != "" {
 		args = append(args, length)
@@ -181,11 +201,11 @@ func soak(length string) error {
 	if seed := os.Getenv("KVSHARE_SOAK_SEED"); seed != "" {
 		args = append(args, "-seed", seed)
 	}
-	if err := goCmd(nil, args...); err != nil {
+	if err := goCmd(w, nil, args...); err != nil {
 		return fmt.Errorf("soak: %w", err)
 	}
 	if dir := os.Getenv(tier.EnvMooncakeDir); dir != "" {
-		if err := goCmd(nil, append(args, "--mooncake-dir", dir)...); err != nil {
+		if err := goCmd(w, nil, append(args, "--mooncake-dir", dir)...); err != nil {
 			return fmt.Errorf("soak over a pool from %s: %w", dir, err)
 		}
 	}
@@ -251,10 +271,11 @@ func Mutate() error {
 	return mutate.Run(".", repo, s, os.Stdout)
 }
 
-// goCmd runs the go command at the root with env added, its output shown.
-func goCmd(env []string, args ...string) error {
+// goCmd runs the go command at the root with env added, its output
+// (standard output and error) written to w.
+func goCmd(w io.Writer, env []string, args ...string) error {
 	cmd := exec.Command("go", args...)
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	cmd.Stdout, cmd.Stderr = w, w
 	cmd.Env = append(os.Environ(), env...)
 	return cmd.Run()
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"testing"
 	"time"
 )
 
@@ -160,4 +161,10 @@ func (b Bound) log(format string, args ...any) {
 		return
 	}
 	slog.Info("patience: " + fmt.Sprintf(format, args...))
+}
+
+// For returns the bound of one wait of test t: Span is Wait(), What is
+// t's name, and extensions are logged on t.
+func For(t testing.TB) Bound {
+	return Bound{Span: Wait(), What: t.Name(), Logf: t.Logf}
 }

@@ -42,8 +42,8 @@ func Lint(root string, list modules.List, w io.Writer) error {
 			env  []string
 			args []string
 		}{
-			{"go vet", nil, []string{"go", "vet", Tags(m), "./..."}},
-			{"staticcheck", nil, []string{"go", "tool", "staticcheck", Tags(m), "./..."}},
+			{"go vet", CgoEnv(Tags(m)), []string{"go", "vet", Tags(m), "./..."}},
+			{"staticcheck", CgoEnv(Tags(m)), []string{"go", "tool", "staticcheck", Tags(m), "./..."}},
 			{"go mod tidy -diff", []string{"GOWORK=off"}, []string{"go", "mod", "tidy", "-diff"}},
 		} {
 			if err := run(root, m, step.env, w, step.args...); err != nil {
@@ -105,13 +105,17 @@ func gofmt(dir string, w io.Writer) error {
 // Standalone builds, vets and tests each module alone (GOWORK=off, cgo
 // on), as a team vendoring one module would.
 func Standalone(root string, list modules.List, w io.Writer) error {
-	env := []string{"GOWORK=off", "CGO_ENABLED=1"}
+	timeout, err := TestTimeout()
+	if err != nil {
+		return err
+	}
 	for _, m := range list.Modules {
 		fmt.Fprintf(w, "== %s (GOWORK=off)\n", m.Dir)
+		env := append([]string{"GOWORK=off", "CGO_ENABLED=1"}, CgoEnv(Tags(m))...)
 		for _, args := range [][]string{
 			{"go", "build", TestTags(m), "./..."},
 			{"go", "vet", Tags(m), "./..."},
-			{"go", "test", "-count=1", TestTags(m), "./..."},
+			{"go", "test", "-count=1", timeout, TestTags(m), "./..."},
 		} {
 			if err := run(root, m, env, w, args...); err != nil {
 				return fmt.Errorf("%s: %s: %w", m.Dir, strings.Join(args, " "), err)
@@ -130,7 +134,7 @@ func Bench(root string, list modules.List, benchtime, mooncakeDir string, w io.W
 			continue
 		}
 		fmt.Fprintf(w, "== %s\n", m.Dir)
-		if err := run(root, m, nil, w, "go", "test", TestTags(m), "-run", "^$", "-bench", ".", "-benchtime", benchtime, "./..."); err != nil {
+		if err := run(root, m, CgoEnv(TestTags(m)), w, "go", "test", TestTags(m), "-run", "^$", "-bench", ".", "-benchtime", benchtime, "./..."); err != nil {
 			return fmt.Errorf("%s: benchmarks: %w", m.Dir, err)
 		}
 	}
@@ -146,11 +150,11 @@ func Bench(root string, list modules.List, benchtime, mooncakeDir string, w io.W
 }
 
 // run runs a command in a module's folder with env added, its output
-// shown.
+// (standard output and error) written to w.
 func run(root string, m modules.Module, env []string, w io.Writer, args ...string) error {
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = filepath.Join(root, filepath.FromSlash(m.Dir))
-	cmd.Stdout, cmd.Stderr = w, os.Stderr
+	cmd.Stdout, cmd.Stderr = w, w
 	cmd.Env = append(os.Environ(), env...)
 	return cmd.Run()
 }

@@ -5,11 +5,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/kvshare/kvshare/build/modules"
+	"github.com/kvshare/kvshare/patience"
 )
 
 func TestTheTagFlags(t *testing.T) {
@@ -39,4 +41,25 @@ func TestUnformatted(t *testing.T) {
 	inBinding := j("binding/backend.go") + "\n" + j("binding/x/y.go") + "\n"
 	assert.Equal(t, []string{j("binding/backend.go"), j("binding/x/y.go")}, Unformatted(inBinding, j("binding")))
 	assert.Empty(t, Unformatted("", root))
+}
+
+func TestCgoEnv(t *testing.T) {
+	for tags, quiet := range map[string]bool{"": false, "-tags=": false, "-tags=mage": false, "-tags=nvml": true, "-tags=mage,nvml": true, "nvml": true, "-tags=nvmlx": false} {
+		if quiet {
+			assert.Equal(t, []string{QuietCgo}, CgoEnv(tags), tags)
+		} else {
+			assert.Empty(t, CgoEnv(tags), tags)
+		}
+	}
+	assert.Contains(t, QuietCgo, "-Wno-deprecated-declarations")
+	assert.True(t, strings.HasPrefix(QuietCgo, "CGO_CFLAGS=-O2 -g "), "go's default flags kept")
+}
+
+func TestTestTimeout(t *testing.T) {
+	got, err := TestTimeout()
+	require.NoError(t, err)
+	scale, err := patience.Scale()
+	require.NoError(t, err)
+	want := time.Duration(float64(DefaultTestTimeout) * scale).Round(time.Second)
+	assert.Equal(t, "-timeout="+want.String(), got)
 }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+
+	"github.com/kvshare/kvshare/build/checks"
 )
 
 // The variables [Cuda] reads.
@@ -44,7 +46,7 @@ func Cuda(root string, getenv func(string) string, w io.Writer) error {
 	goTest := func(args ...string) error {
 		cmd := exec.Command("go", append([]string{"test", "-tags=nvml"}, args...)...)
 		cmd.Dir, cmd.Stdout, cmd.Stderr = gpu, w, os.Stderr
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
+		cmd.Env = append(append(os.Environ(), "CGO_ENABLED=1"), checks.QuietCgo)
 		return cmd.Run()
 	}
 	if out != "" {

@@ -42,7 +42,10 @@ func Realpool(root string, list modules.List, getenv func(string) string, w io.W
 	}
 	timeout := getenv(EnvRealpoolTimeout)
 	if timeout == "" {
-		timeout = "20m"
+		var err error
+		if timeout, err = defaultTimeout(); err != nil {
+			return fmt.Errorf("%s: %w", "realpool", err)
+		}
 	}
 	check := exec.Command("go", "run", "./pool/internal/tiercheck")
 	check.Dir, check.Stdout, check.Stderr = filepath.Join(root, "mooncakedrv"), w, os.Stderr

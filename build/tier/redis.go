@@ -51,7 +51,10 @@ func Redis(root string, list modules.List, getenv func(string) string, w io.Writ
 	fmt.Fprintf(w, "redis: %s, redis-server %s\n", binary, version)
 	timeout := getenv(EnvRedisTimeout)
 	if timeout == "" {
-		timeout = "20m"
+		var err error
+		if timeout, err = defaultTimeout(); err != nil {
+			return fmt.Errorf("%s: %w", "redis", err)
+		}
 	}
 	return redisTier(binary, timeout).run(root, list, w)
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/kvshare/kvshare/build/checks"
 	"github.com/kvshare/kvshare/build/modules"
 )
 
@@ -63,7 +64,7 @@ func (t Tier) Run(root string, list modules.List, bins string, w io.Writer) (Cou
 		}
 		cmd := exec.Command("go", "test", "-c", "-race", "-tags="+tags, "-o", pkgs[i].Binary, pkgs[i].ImportPath)
 		cmd.Dir, cmd.Stdout, cmd.Stderr = filepath.Join(root, pkgs[i].Module), w, os.Stderr
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
+		cmd.Env = append(append(os.Environ(), "CGO_ENABLED=1"), checks.CgoEnv(tags)...)
 		if err := cmd.Run(); err != nil {
 			return total, fmt.Errorf("%s: building %s: %w", t.Name, pkgs[i].ImportPath, err)
 		}
