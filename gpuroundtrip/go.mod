@@ -10,6 +10,7 @@ require (
 	github.com/kvshare/kvshare/keys v0.3.0
 	github.com/kvshare/kvshare/memdrv v0.3.0
 	github.com/kvshare/kvshare/mooncakedrv v0.3.0
+	github.com/kvshare/kvshare/patience v0.3.0
 	github.com/stretchr/testify v1.12.1
 )
 

@@ -4,11 +4,11 @@ import (
 	"context"
 	"log/slog"
 	"testing"
-	"time"
 
 	"github.com/kvshare/kvshare/binding"
 	"github.com/kvshare/kvshare/keys"
 	"github.com/kvshare/kvshare/memdrv"
+	"github.com/kvshare/kvshare/patience"
 	"github.com/stretchr/testify/require"
 )
 
@@ -22,10 +22,6 @@ const (
 	testBlockBytes = 4 << 10
 	testPrefix     = "gpuroundtrip-test"
 )
-
-// waitBound bounds every wait of a test for something memdrv does at
-// once; it only keeps a broken test from hanging.
-const waitBound = 30 * time.Second
 
 // pair is two lenders over the stand-in and one memdrv store, each with
 // its own driver, as the round trip has them.
@@ -62,7 +58,7 @@ func newPairOn(t *testing.T, dev Device, rowsPerCall int) *pair {
 
 func newTestLender(t *testing.T, name string, dev Device, drv *memdrv.Driver, rowsPerCall int) *Lender {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), waitBound)
+	ctx, cancel := patience.For(t).Context(context.Background())
 	defer cancel()
 	l, err := NewLender(ctx, LenderConfig{
 		Name: name, Device: dev, Layers: testLayers, Blocks: testBlocks, BlockBytes: testBlockBytes,
@@ -71,7 +67,7 @@ func newTestLender(t *testing.T, name string, dev Device, drv *memdrv.Driver, ro
 	})
 	require.NoError(t, err)
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), waitBound)
+		ctx, cancel := patience.For(t).Context(context.Background())
 		defer cancel()
 		require.NoError(t, l.Close(ctx))
 	})
@@ -99,9 +95,10 @@ func page(pages []byte, layer, block int) []byte {
 	return pages[off : off+testBlockBytes]
 }
 
-// testCtx returns a context bounded by waitBound.
+// testCtx returns a context for one wait of t on something memdrv does
+// at once, bounded by patience: it only keeps a broken test from hanging.
 func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), waitBound)
+	ctx, cancel := patience.For(t).Context(t.Context())
 	t.Cleanup(cancel)
 	return ctx
 }

@@ -57,8 +57,9 @@ func TestRunOverTheStandIn(t *testing.T) {
 	assert.True(t, rep.Freed)
 }
 
-// Asked for a GPU if present, on a machine without one, Run uses the
-// stand-in and says why.
+// Asked for a GPU if present, on a machine without a usable one, Run
+// uses the stand-in and says why: the reason OpenGPU gives on this host,
+// whichever it is (no NVML, no device, a runtime that cannot be loaded).
 func TestRunSaysWhyNotAGPU(t *testing.T) {
 	cfg := smallConfig()
 	cfg.GPU = GPUIfPresent
@@ -69,21 +70,26 @@ func TestRunSaysWhyNotAGPU(t *testing.T) {
 		t.Logf("a GPU is here: %s", rep.Device)
 		return
 	}
+	_, why := OpenGPU(GPUOptions{Logger: quiet})
+	require.Error(t, why, "Run fell back while OpenGPU opens a GPU")
 	assert.Equal(t, "host memory (stand-in for a GPU)", rep.Device)
-	assert.Contains(t, rep.NoGPU, "no GPU")
+	assert.Equal(t, why.Error(), rep.NoGPU)
 }
 
-// Required, a GPU that is not there is an error saying why.
+// Required, a GPU that is not there (or cannot be used) is an error
+// saying why: OpenGPU's reason on this host, under Run's own words.
 func TestRunRequiringAGPUFailsWithoutOne(t *testing.T) {
-	if dev, err := OpenGPU(GPUOptions{Logger: quiet}); err == nil {
+	dev, why := OpenGPU(GPUOptions{Logger: quiet})
+	if why == nil {
 		_ = dev.Close()
 		t.Skip("a GPU is here: the CUDA suite (KVSHARE_CUDA=1) covers it")
 	}
 	cfg := smallConfig()
 	cfg.GPU = GPURequired
 	rep, err := Run(t.Context(), cfg, nil)
-	require.ErrorIs(t, err, ErrNoGPU)
-	assert.ErrorContains(t, err, "a GPU is required")
+	require.Error(t, err)
+	assert.EqualError(t, err, "gpuroundtrip: a GPU is required: "+why.Error())
+	assert.Equal(t, errors.Is(why, ErrNoGPU), errors.Is(err, ErrNoGPU), "wraps what OpenGPU's answer wraps")
 	assert.Empty(t, rep.Device)
 }
 
