@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/keys"
 	"github.com/kvshare/kvshare/memdrv"
+	"github.com/kvshare/kvshare/patience"
 )
 
 const (
@@ -54,8 +54,8 @@ func newLender(t *testing.T, store *memdrv.Store) *lender {
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		// Shutdown returns early when what is left can never change
-		// (an unprovable call); the timeout only guards against a hang.
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		// (an unprovable call); the bound only guards against a hang.
+		ctx, cancel := patience.For(t).Context(context.Background())
 		defer cancel()
 		if held := l.backend.Shutdown(ctx); len(held) == 0 {
 			require.NoError(t, l.driver.Close())

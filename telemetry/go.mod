@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/kvshare/kvshare/contract v0.3.0
 	github.com/kvshare/kvshare/mooncakedrv v0.3.0
+	github.com/kvshare/kvshare/patience v0.3.0
 	github.com/stretchr/testify v1.12.1
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/metric v1.47.0
