@@ -484,8 +484,9 @@ func TestMasterThatDoesNotAnswer(t *testing.T) {
 	require.NoError(t, ln.Close()) // nobody listens there now
 	cfg := stubConfig(t, s.path)
 	cfg.Mooncake.Master = addr
-	// The bound is what is under test, not its length: the dial is
-	// refused again and again until the context ends.
+	// The bound is what is under test, not its length (an input: the
+	// context must end): the dial is refused again and again until it
+	// does.
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 
@@ -495,7 +496,10 @@ func TestMasterThatDoesNotAnswer(t *testing.T) {
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.Nil(t, c)
 	assert.Contains(t, err.Error(), addr)
-	assert.Contains(t, err.Error(), "refused", "the last dial's failure is reported")
+	// The last dial's failure is reported: refused, or, on a machine so
+	// busy that the context ended before or during the first dial, cut
+	// short by it.
+	assert.Contains(t, err.Error(), "(last dial: dial tcp "+addr+": ", "the last dial's failure is reported")
 	assert.Empty(t, s.callLog(), "no handle is created before the master answers")
 }
 
