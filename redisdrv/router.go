@@ -88,6 +88,7 @@ type nodeRows struct {
 	// Filled while the rows are sent, by that goroutine alone:
 	redirects []redirect
 	trips     int64
+	resends   int64
 }
 
 // redirect is a row a server answered MOVED or ASK.

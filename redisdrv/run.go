@@ -2,12 +2,8 @@ package redisdrv
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"net"
 	"sync"
-	"syscall"
 
 	"github.com/redis/rueidis"
 
@@ -57,6 +53,7 @@ func (d *Driver) run(p *part) {
 type sent struct {
 	panicked     any // a panic recovered around the client
 	trips        int64
+	resends      int64 // pipelines sent again after a dead connection
 	moved, asked int64
 	split        bool // the rows lay on more than one server at first
 }
@@ -74,6 +71,7 @@ func (d *Driver) send(ctx context.Context, p *part, rows []int) (s sent) {
 		var reds []redirect
 		for _, g := range groups {
 			s.trips += g.trips
+			s.resends += g.resends
 			reds = append(reds, g.redirects...)
 		}
 		if s.panicked != nil || len(reds) == 0 {
@@ -112,11 +110,9 @@ func (d *Driver) sendGroups(ctx context.Context, p *part, groups []*nodeRows) an
 		}
 		return scheduler.Call(func() {
 			if p.op.dir == contract.PutDir {
-				if d.putOnce(ctx, p, g, true) {
-					d.putOnce(ctx, p, g, false)
-				}
-			} else if d.getOnce(ctx, p, g, true) {
-				d.getOnce(ctx, p, g, false)
+				d.resending(ctx, p, g, d.putOnce)
+			} else {
+				d.resending(ctx, p, g, d.getOnce)
 			}
 		})
 	}
@@ -156,13 +152,13 @@ func (d *Driver) sendGroups(ctx context.Context, p *part, groups []*nodeRows) an
 // through its write buffer, never whole), and records their verdicts.
 // The client writes and flushes the whole pipeline on this goroutine
 // before DoMultiStream returns, and reads the spans nowhere else: from
-// its return on, the rows' memory is not read. It reports, when retry is
-// allowed, that the connection was dead before the first reply (a
-// pooled connection the server closed, say by restarting; the verdicts
-// are then not recorded): the caller sends once more, on a fresh
-// connection, and SET NX makes a second send of a put that did land
-// Ready, not a second object.
-func (d *Driver) putOnce(ctx context.Context, p *part, g *nodeRows, retry bool) (stale bool) {
+// its return on, the rows' memory is not read. It reports, when resend
+// is allowed, that the connection was dead before the first reply (a
+// pooled connection the server closed, say by restarting or for being
+// idle; the verdicts are then not recorded): the caller sends again
+// (see resending), and SET NX makes a second send of a put that did
+// land Ready, not a second object.
+func (d *Driver) putOnce(ctx context.Context, p *part, g *nodeRows, resend bool) (dead bool) {
 	c := g.client
 	per := 2
 	if g.asking {
@@ -189,7 +185,7 @@ func (d *Driver) putOnce(ctx context.Context, p *part, g *nodeRows, retry bool) 
 			r.read(&stream) // ASKING's OK; a failure shows in SET's reply too
 		}
 		set := r.read(&stream)
-		if i == 0 && retry && deadBeforeReply(ctx, set.err) {
+		if i == 0 && resend && deadBeforeReply(ctx, set.err) {
 			drain(&stream)
 			return true
 		}
@@ -217,7 +213,7 @@ func (d *Driver) putOnce(ctx context.Context, p *part, g *nodeRows, retry bool) 
 // spans are written only inside WriteTo, on this goroutine: once the
 // last reply was read, nothing writes them. It reports, as putOnce
 // does, a connection dead before its first reply wrote a byte.
-func (d *Driver) getOnce(ctx context.Context, p *part, g *nodeRows, retry bool) (stale bool) {
+func (d *Driver) getOnce(ctx context.Context, p *part, g *nodeRows, resend bool) (dead bool) {
 	c := g.client
 	per := 1
 	if g.asking {
@@ -245,7 +241,7 @@ func (d *Driver) getOnce(ctx context.Context, p *part, g *nodeRows, retry bool) 
 		if !g.asking {
 			first = err
 		}
-		if i == 0 && retry && w.written == 0 && deadBeforeReply(ctx, first) {
+		if i == 0 && resend && w.written == 0 && deadBeforeReply(ctx, first) {
 			drain(&stream)
 			return true
 		}
@@ -287,18 +283,6 @@ func (d *Driver) redirected(g *nodeRows, j int, err error) bool {
 		d.route.markStale()
 	}
 	return false
-}
-
-// deadBeforeReply reports whether err, a pipeline's first reply, says
-// its connection was closed by the other side (EOF, a reset, a broken
-// pipe) while the part still had time: not a timeout, not an answer of
-// the server.
-func deadBeforeReply(ctx context.Context, err error) bool {
-	if err == nil || ctx.Err() != nil {
-		return false
-	}
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed)
 }
 
 // drain reads whatever replies a stream still holds, so that its

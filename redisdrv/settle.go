@@ -27,6 +27,7 @@ func (d *Driver) finish(p *part, s sent) {
 	op.endAccessLocked()
 	d.stats.Parts++
 	d.stats.RoundTrips += s.trips
+	d.stats.Resends += s.resends
 	d.stats.Moved += s.moved
 	d.stats.Asked += s.asked
 	if s.split {

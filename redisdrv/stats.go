@@ -18,6 +18,10 @@ type Stats struct {
 	// lookups sent (one a server a part holds rows on, one more for each
 	// resend), Panics the panics recovered around the client.
 	Parts, RoundTrips, Panics int64
+	// Resends counts pipelines sent again because the connection they
+	// went on was found dead before its first reply (a pooled connection
+	// the server closed: a restart, an idle timeout).
+	Resends int64
 	// PartsSplit counts the parts whose rows lay on more than one
 	// cluster node, each node's rows sent as a pipeline of their own.
 	PartsSplit int64

@@ -1,0 +1,58 @@
+package redisdrv
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"syscall"
+)
+
+// Resending after a dead connection.
+//
+// The client's stream pool (rueidis's spool) hands out the connection it
+// stored last and drops one only once it knows it failed. A connection
+// that sat idle in the pool while the server restarted, or closed it for
+// being idle (timeout in redis.conf), is handed out as if alive, and the
+// pipeline sent on it reads EOF (or a reset, or a broken pipe) before its
+// first reply. Every connection idle across that event is dead alike, so
+// the send that replaces it may get the next one.
+//
+// A pool holds at most one connection a worker: a worker runs one
+// pipeline a server at a time, and the pool dials only when it has none
+// idle (its size, at least Workers, caps it too). Each connection found
+// dead is closed. So at most Workers sends of a part's rows can meet
+// connections that were idle across one event, and the send after them
+// gets a connection dialed after it.
+
+// resending sends g's rows with send, again each time send reports the
+// connection found dead before its first reply (nothing recorded, no
+// byte of a get written), at most cfg.Workers times; the last send
+// records whatever it met. deadBeforeReply stops it once the part's time
+// is up.
+func (d *Driver) resending(ctx context.Context, p *part, g *nodeRows, send func(context.Context, *part, *nodeRows, bool) bool) {
+	resends := 0
+	for send(ctx, p, g, resends < d.cfg.Workers) {
+		resends++
+	}
+	g.resends += int64(resends)
+	if resends > 1 {
+		args := []any{"dir", p.op.dir, "rows", len(g.rows), "sends", resends + 1}
+		if g.addr != "" {
+			args = append(args, "node", g.addr)
+		}
+		d.log.Info("redisdrv: pooled connections found dead one after another (a server restart, or idle connections closed); the pipeline went again each time", args...)
+	}
+}
+
+// deadBeforeReply reports whether err, a pipeline's first reply, says
+// its connection was closed by the other side (EOF, a reset, a broken
+// pipe) while the part still had time: not a timeout, not an answer of
+// the server.
+func deadBeforeReply(ctx context.Context, err error) bool {
+	if err == nil || ctx.Err() != nil {
+		return false
+	}
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed)
+}
