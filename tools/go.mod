@@ -10,6 +10,7 @@ require (
 	github.com/kvshare/kvshare/memdrv v0.3.0
 	github.com/kvshare/kvshare/mooncakedrv v0.3.0
 	github.com/kvshare/kvshare/mooncakesdk v0.3.0
+	github.com/kvshare/kvshare/patience v0.3.0
 	github.com/kvshare/kvshare/redisdrv v0.3.0
 	github.com/kvshare/kvshare/storeconfig v0.3.0
 	github.com/kvshare/kvshare/telemetry v0.3.0

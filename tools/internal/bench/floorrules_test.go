@@ -13,6 +13,7 @@ import (
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/keys"
 	"github.com/kvshare/kvshare/mooncakesdk"
+	"github.com/kvshare/kvshare/patience"
 )
 
 // callLog is a mooncakesdk.Client for the floor's three data calls
@@ -23,8 +24,9 @@ import (
 type callLog struct {
 	mooncakesdk.Client // nil: any other call panics
 	putDelay           time.Duration
-	// together, when above 0, holds each put (for at most five seconds)
-	// until that many put parts are in flight at once; allIn closes then.
+	// together, when above 0, holds each put (for at most a patience
+	// bound) until that many put parts are in flight at once; allIn
+	// closes then.
 	together int
 	allIn    chan struct{}
 	once     sync.Once
@@ -75,10 +77,7 @@ func (c *callLog) BatchPutFromList(keys *mooncakesdk.KeyList, bufs []uintptr, _ 
 		if int(now) >= c.together {
 			c.once.Do(func() { close(c.allIn) })
 		}
-		select {
-		case <-c.allIn:
-		case <-time.After(5 * time.Second):
-		}
+		patience.Bound{Span: patience.Wait(), What: "put parts in flight together"}.Wait(c.allIn)
 	}
 	time.Sleep(c.putDelay)
 	clear(results)
@@ -112,16 +111,17 @@ func floorTestSubmission(t *testing.T, dir contract.Direction, kind byte, rows i
 }
 
 // waitSubmissions fails the test unless every submission is done within
-// ten seconds.
+// the test's patience bound.
 func waitSubmissions(t *testing.T, subs ...*floorSubmission) {
 	t.Helper()
-	deadline := time.After(10 * time.Second)
+	ctx, cancel := patience.For(t).Context(t.Context())
+	defer cancel()
 	for i, s := range subs {
 		select {
 		case <-s.done:
 			assert.Equal(t, int64(s.rows), s.ready.Load(), "submission %d: every row Ready", i)
-		case <-deadline:
-			require.FailNow(t, "the rule-following floor did not finish its parts within 10 s", "submission %d", i)
+		case <-ctx.Done():
+			require.FailNow(t, "the floor did not finish its parts within the bound", "submission %d", i)
 		}
 	}
 }

@@ -5,10 +5,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kvshare/kvshare/patience"
 )
 
 // verdicts is every check's verdict, as Report.Find finds it.
@@ -30,7 +31,7 @@ func TestEveryIndependentProblemIsNamedInOneRun(t *testing.T) {
 	library := filepath.Join(t.TempDir(), "lib", "libmooncake_store.so")
 	master := closedPort(t)
 	path := storeFile(t, config(library, master, "http://"+closedPort(t)+"/metadata"))
-	rep := Run(t.Context(), Options{ConfigPath: path, LookupEnv: env(map[string]string{"MC_TCP_PROTO": "1"}), Wait: 5 * time.Second})
+	rep := Run(t.Context(), Options{ConfigPath: path, LookupEnv: env(map[string]string{"MC_TCP_PROTO": "1"}), Wait: patience.Wait()})
 
 	assert.True(t, rep.Failed())
 	want := []string{CheckConfig, CheckKeyPrefix, CheckLibrary, CheckEnvironment, CheckMaster, CheckMetadata, CheckRest}
@@ -64,7 +65,7 @@ func TestOneFailureIsEnough(t *testing.T) {
 	// Only the library is wrong: master and metadata answer.
 	library := filepath.Join(t.TempDir(), "libmooncake_store.so")
 	path := storeFile(t, config(library, listening(t), metadataServer(t)))
-	rep := Run(t.Context(), Options{ConfigPath: path, LookupEnv: env(map[string]string{"MC_TCP_BIND_ADDRESS": "127.0.0.1"}), Wait: 5 * time.Second})
+	rep := Run(t.Context(), Options{ConfigPath: path, LookupEnv: env(map[string]string{"MC_TCP_BIND_ADDRESS": "127.0.0.1"}), Wait: patience.Wait()})
 	assert.True(t, rep.Failed())
 	for c, v := range verdicts(t, rep) {
 		switch c {

@@ -7,10 +7,11 @@ import (
 	"net"
 	"net/netip"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kvshare/kvshare/patience"
 )
 
 // listen opens a TCP listener on addr until the test ends and returns
@@ -48,13 +49,13 @@ func TestListenersCheck(t *testing.T) {
 	before, err := procListeners()
 	require.NoError(t, err)
 	loop := listen(t, "tcp4", "127.0.0.1:0")
-	f := checkListeners(t.Context(), procListeners, inodes(before), "127.0.0.1", time.Second)
+	f := checkListeners(t.Context(), procListeners, inodes(before), "127.0.0.1", patience.Wait())
 	assert.Equal(t, OK, f.Verdict, f.Detail)
 	assert.Contains(t, f.Detail, "the client listens on 1 socket(s), each on loopback or 127.0.0.1")
 	assert.Contains(t, f.Detail, fmt.Sprintf("\n127.0.0.1:%d (loopback)", loop))
 
 	any4 := listen(t, "tcp4", "0.0.0.0:0")
-	f = checkListeners(t.Context(), procListeners, inodes(before), "127.0.0.1", time.Second)
+	f = checkListeners(t.Context(), procListeners, inodes(before), "127.0.0.1", patience.Wait())
 	assert.Equal(t, Warn, f.Verdict, f.Detail)
 	assert.Contains(t, f.Detail, "the client listens on 2 socket(s), 1 of them beyond loopback and 127.0.0.1")
 	assert.Contains(t, f.Detail, "section Security")
@@ -63,12 +64,12 @@ func TestListenersCheck(t *testing.T) {
 
 	if l, err := net.Listen("tcp6", "[::]:0"); err == nil { // where IPv6 is on
 		defer l.Close()
-		f = checkListeners(t.Context(), procListeners, inodes(before), "127.0.0.1", time.Second)
+		f = checkListeners(t.Context(), procListeners, inodes(before), "127.0.0.1", patience.Wait())
 		assert.Equal(t, Warn, f.Verdict, f.Detail)
 		assert.Contains(t, f.Detail, fmt.Sprintf("\n[::]:%d (every address)", l.Addr().(*net.TCPAddr).Port))
 	}
 
-	f = checkListeners(t.Context(), procListeners, inodes(mustList(t)), "127.0.0.1", time.Second)
+	f = checkListeners(t.Context(), procListeners, inodes(mustList(t)), "127.0.0.1", patience.Wait())
 	assert.Equal(t, OK, f.Verdict)
 	assert.Equal(t, "the client opened no listening socket", f.Detail)
 }
@@ -91,15 +92,15 @@ func TestListenersAgainstLocalHostname(t *testing.T) {
 		}, nil
 	}
 	for _, host := range []string{"10.0.0.7", "10.0.0.7:12345"} {
-		f := checkListeners(t.Context(), fixed, nil, host, time.Second)
+		f := checkListeners(t.Context(), fixed, nil, host, patience.Wait())
 		assert.Equal(t, Warn, f.Verdict, f.Detail)
 		assert.Contains(t, f.Detail, "4 socket(s), 2 of them beyond loopback and "+host)
 		assert.Contains(t, f.Detail, "\n10.0.0.7:15001 ([mooncake] local_hostname)\n10.0.0.8:15002 (neither loopback nor [mooncake] local_hostname)\n[::1]:15003 (loopback)\n[::]:15004 (every address)", "in port order")
 	}
-	f := checkListeners(t.Context(), fixed, map[string]bool{"2": true, "4": true}, "10.0.0.7", time.Second)
+	f := checkListeners(t.Context(), fixed, map[string]bool{"2": true, "4": true}, "10.0.0.7", patience.Wait())
 	assert.Equal(t, OK, f.Verdict, "sockets open before the client are not its own: %s", f.Detail)
 
-	f = checkListeners(t.Context(), func() ([]listener, error) { return nil, errors.New("no /proc") }, nil, "10.0.0.7", time.Second)
+	f = checkListeners(t.Context(), func() ([]listener, error) { return nil, errors.New("no /proc") }, nil, "10.0.0.7", patience.Wait())
 	assert.Equal(t, Skip, f.Verdict)
 	assert.Contains(t, f.Detail, "cannot list this process's sockets: no /proc")
 }

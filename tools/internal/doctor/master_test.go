@@ -5,16 +5,16 @@ import (
 	"fmt"
 	"net"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 
 	"github.com/kvshare/kvshare/mooncakesdk"
+	"github.com/kvshare/kvshare/patience"
 )
 
 func TestUnreachableMaster(t *testing.T) {
 	addr := closedPort(t)
-	f := dialMaster(t.Context(), addr, 5*time.Second)
+	f := dialMaster(t.Context(), addr, patience.Wait())
 	assert.Equal(t, Fail, f.Verdict)
 	assert.Contains(t, f.Detail, addr)
 	assert.Contains(t, f.Detail, "connection refused")
@@ -24,7 +24,7 @@ func TestUnreachableMaster(t *testing.T) {
 // A bare accept is never ok: it proves no master.
 func TestAcceptIsNotAnAnswer(t *testing.T) {
 	addr := listening(t)
-	f := dialMaster(t.Context(), addr, 5*time.Second)
+	f := dialMaster(t.Context(), addr, patience.Wait())
 	assert.Equal(t, Skip, f.Verdict, f.Detail)
 	assert.Contains(t, f.Detail, addr+" accepts TCP connections, but no Mooncake master was seen to answer")
 	if _, port, _ := net.SplitHostPort(addr); ephemeralPort(port) { // the kernel picked the port: usually ephemeral

@@ -3,9 +3,10 @@ package doctor
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/kvshare/kvshare/patience"
 )
 
 func TestMetadata(t *testing.T) {
@@ -26,7 +27,7 @@ func TestMetadata(t *testing.T) {
 		{"not a URL", "127.0.0.1:28180", Fail, "not a URL"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			f := checkMetadata(t.Context(), c.server, 5*time.Second)
+			f := checkMetadata(t.Context(), c.server, patience.Wait())
 			assert.Equal(t, CheckMetadata, f.Check)
 			assert.Equal(t, c.verdict, f.Verdict, f.Detail)
 			assert.Contains(t, f.Detail, c.want)

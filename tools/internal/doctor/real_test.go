@@ -9,6 +9,7 @@ import (
 
 	"github.com/kvshare/kvshare/mooncakedrv/pool"
 	"github.com/kvshare/kvshare/mooncakedrv/pool/pooltest"
+	"github.com/kvshare/kvshare/patience"
 	"github.com/kvshare/kvshare/tools/internal/realpool"
 )
 
@@ -21,7 +22,7 @@ func TestRealPool(t *testing.T) {
 	p := pooltest.Start(t, pool.ForTests(dir))
 	path := realpool.StoreConfig(t, dir, p)
 
-	rep := Run(t.Context(), Options{ConfigPath: path, Wait: 30 * time.Second})
+	rep := Run(t.Context(), Options{ConfigPath: path, Wait: patience.Scaled(30 * time.Second)})
 	for _, f := range rep.Findings {
 		t.Logf("%-13s %-4s %s", f.Check, f.Verdict, f.Detail)
 	}
@@ -45,7 +46,7 @@ func TestRealPool(t *testing.T) {
 	assert.Contains(t, f.Detail, "pinned")
 
 	require.NoError(t, p.StopProvider())
-	rep = Run(t.Context(), Options{ConfigPath: path, Wait: 30 * time.Second})
+	rep = Run(t.Context(), Options{ConfigPath: path, Wait: patience.Scaled(30 * time.Second)})
 	assert.True(t, rep.Failed())
 	f, _ = rep.Find(CheckPut)
 	assert.Equal(t, Fail, f.Verdict)

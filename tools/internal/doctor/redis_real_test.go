@@ -3,11 +3,11 @@ package doctor
 import (
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kvshare/kvshare/patience"
 	"github.com/kvshare/kvshare/redisdrv/redistest"
 	"github.com/kvshare/kvshare/tools/internal/redisconfig"
 )
@@ -16,7 +16,7 @@ import (
 // passes, and the probe leaves nothing behind.
 func TestRedisServerEveryCheckPasses(t *testing.T) {
 	path, s := redisconfig.ForTest(t, redistest.Options{})
-	rep := Run(t.Context(), Options{ConfigPath: path, Wait: 10 * time.Second})
+	rep := Run(t.Context(), Options{ConfigPath: path, Wait: patience.Wait()})
 	for _, f := range rep.Findings {
 		t.Logf("%-13s %-4s %s", f.Check, f.Verdict, f.Detail)
 	}
@@ -44,7 +44,7 @@ func TestRedisServerEveryCheckPasses(t *testing.T) {
 func TestRedisServerExpectations(t *testing.T) {
 	s := redistest.StartForTest(t, redistest.Options{MaxMemory: 64 << 20, Policy: "allkeys-lru"})
 	path := storeFile(t, redisFile(s.Addr(), "maxmemory = 134217728", `maxmemory_policy = "noeviction"`))
-	rep := Run(t.Context(), Options{ConfigPath: path, Wait: 10 * time.Second})
+	rep := Run(t.Context(), Options{ConfigPath: path, Wait: patience.Wait()})
 	v := redisVerdicts(t, rep)
 	assert.Equal(t, Fail, v[CheckMaxMemory])
 	assert.Equal(t, Fail, v[CheckEviction])
@@ -57,7 +57,7 @@ func TestRedisServerExpectations(t *testing.T) {
 	assert.Contains(t, f.Detail, "expects noeviction")
 
 	s = redistest.StartForTest(t, redistest.Options{})
-	rep = Run(t.Context(), Options{ConfigPath: storeFile(t, redisFile(s.Addr())), Wait: 10 * time.Second})
+	rep = Run(t.Context(), Options{ConfigPath: storeFile(t, redisFile(s.Addr())), Wait: patience.Wait()})
 	assert.False(t, rep.Failed())
 	v = redisVerdicts(t, rep)
 	assert.Equal(t, Warn, v[CheckMaxMemory])
@@ -77,7 +77,7 @@ func TestRedisUserWithoutConfig(t *testing.T) {
 
 	t.Setenv("KV_DOCTOR_PW", "kv-secret")
 	path := storeFile(t, redisFile(s.Addr(), `user = "kv"`, `password_env = "KV_DOCTOR_PW"`))
-	rep := Run(t.Context(), Options{ConfigPath: path, Wait: 10 * time.Second})
+	rep := Run(t.Context(), Options{ConfigPath: path, Wait: patience.Wait()})
 	for _, f := range rep.Findings {
 		t.Logf("%-13s %-4s %s", f.Check, f.Verdict, f.Detail)
 	}
@@ -94,7 +94,7 @@ func TestRedisUserWithoutConfig(t *testing.T) {
 	}
 
 	t.Setenv("KV_DOCTOR_PW", "wrong")
-	rep = Run(t.Context(), Options{ConfigPath: path, Wait: 10 * time.Second})
+	rep = Run(t.Context(), Options{ConfigPath: path, Wait: patience.Wait()})
 	f, _ := rep.Find(CheckServer)
 	assert.Equal(t, Fail, f.Verdict)
 	assert.Contains(t, f.Detail, "WRONGPASS")

@@ -3,11 +3,11 @@ package doctor
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kvshare/kvshare/patience"
 	"github.com/kvshare/kvshare/redisdrv/redistest"
 	"github.com/kvshare/kvshare/tools/internal/redisconfig"
 )
@@ -19,7 +19,7 @@ import (
 // run.
 func TestRedisClusterChecksEveryNode(t *testing.T) {
 	path, c := redisconfig.ClusterForTest(t, redistest.ClusterOptions{})
-	rep := Run(t.Context(), Options{ConfigPath: path, Wait: 10 * time.Second})
+	rep := Run(t.Context(), Options{ConfigPath: path, Wait: patience.Wait()})
 	for _, f := range rep.Findings {
 		t.Logf("%-13s %-4s %s", f.Check, f.Verdict, f.Detail)
 	}
@@ -56,7 +56,7 @@ func TestRedisClusterChecksEveryNode(t *testing.T) {
 	require.NoError(t, cl.Do(t.Context(), cl.B().ConfigSet().ParameterValue().ParameterValue("maxmemory", "64mb").Build()).Error())
 	cl.Close()
 	require.NoError(t, c.Kill(2))
-	rep = Run(t.Context(), Options{ConfigPath: path, Wait: 5 * time.Second})
+	rep = Run(t.Context(), Options{ConfigPath: path, Wait: patience.Wait()})
 	for _, f := range rep.Findings {
 		t.Logf("%-13s %-4s %s", f.Check, f.Verdict, f.Detail)
 	}
@@ -85,7 +85,7 @@ func TestRedisClusterChecksEveryNode(t *testing.T) {
 func TestRedisClusterFileOfAStandaloneServer(t *testing.T) {
 	s := redistest.StartForTest(t, redistest.Options{})
 	path := storeFile(t, redisconfig.ClusterText([]string{s.Addr()}, "kvshare", 0, ""))
-	rep := Run(t.Context(), Options{ConfigPath: path, Wait: 10 * time.Second})
+	rep := Run(t.Context(), Options{ConfigPath: path, Wait: patience.Wait()})
 	f, _ := rep.Find(CheckSlotMap)
 	assert.Equal(t, Fail, f.Verdict)
 	assert.Contains(t, f.Detail, s.Addr()+": CLUSTER SLOTS: ")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/memdrv"
+	"github.com/kvshare/kvshare/patience"
 )
 
 // tiny is a soak short enough for the ordinary test run.
@@ -20,7 +21,7 @@ func tiny() Config {
 	c := Defaults()
 	c.Duration = 2 * time.Second
 	c.Slots, c.RowBytes, c.ViewRows, c.Names = 24, 512, 8, 64
-	c.Wait = 10 * time.Second
+	c.Wait = patience.Wait()
 	return c
 }
 
@@ -91,15 +92,20 @@ func (c corruptingStore) OpenDriver(context.Context, string) (contract.Driver, e
 func TestASoakWithFaultsRetiresTheRegionsItCannotProve(t *testing.T) {
 	cfg := tiny()
 	broken := new(atomic.Bool)
-	cfg.Store = newBreakingStore(broken)
+	store := newBreakingStore(broken)
+	cfg.Store = store
 	cfg.Faults = func(ctx context.Context) {
 		select {
-		case <-time.After(500 * time.Millisecond):
+		case <-time.After(500 * time.Millisecond): // the scenario: clean at first
 		case <-ctx.Done():
 			return
 		}
 		broken.Store(true)
 		time.Sleep(300 * time.Millisecond)
+		// Broken for at least one get, however slow the machine.
+		for store.broke.Load() == 0 && ctx.Err() == nil {
+			time.Sleep(10 * time.Millisecond)
+		}
 		broken.Store(false)
 	}
 	rep, err := Run(context.Background(), cfg)
@@ -172,12 +178,13 @@ func TestASoakWithoutFaultsFailsOnAnAttemptThatNeverQuiesces(t *testing.T) {
 type breakingStore struct {
 	store   *memdrv.Store
 	broken  *atomic.Bool
+	broke   *atomic.Int64 // gets made unprovable
 	mu      *sync.Mutex
 	drivers *[]*memdrv.Driver
 }
 
 func newBreakingStore(broken *atomic.Bool) breakingStore {
-	return breakingStore{store: memdrv.NewStore(), broken: broken, mu: new(sync.Mutex), drivers: new([]*memdrv.Driver)}
+	return breakingStore{store: memdrv.NewStore(), broken: broken, broke: new(atomic.Int64), mu: new(sync.Mutex), drivers: new([]*memdrv.Driver)}
 }
 
 func (breakingStore) Describe() string { return "a breaking in-memory store" }
@@ -187,7 +194,7 @@ func (b breakingStore) OpenDriver(context.Context, string) (contract.Driver, err
 	b.mu.Lock()
 	*b.drivers = append(*b.drivers, d)
 	b.mu.Unlock()
-	return &breakingDriver{Driver: d, broken: b.broken}, nil
+	return &breakingDriver{Driver: d, broken: b.broken, broke: b.broke}, nil
 }
 
 // finish lets the transfers every driver's store gave up on land, as a
@@ -207,6 +214,7 @@ func (b breakingStore) finish() int {
 type breakingDriver struct {
 	*memdrv.Driver
 	broken *atomic.Bool
+	broke  *atomic.Int64
 }
 
 func (d *breakingDriver) Get(b contract.RowBatch, h contract.Hint, onChange func()) (contract.Operation, error) {
@@ -216,6 +224,7 @@ func (d *breakingDriver) Get(b contract.RowBatch, h contract.Hint, onChange func
 			keys = append(keys, string(b.AppendKey(nil, i)))
 		}
 		d.UnprovableGets(keys...)
+		d.broke.Add(1)
 	}
 	return d.Driver.Get(b, h, onChange)
 }
