@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -84,19 +83,14 @@ func seqSlots(n int) []int {
 // calls in dir.
 func waitStoreCalls(t *testing.T, s *fakesdk.Store, dir contract.Direction, n int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	eventually(t, func() bool {
 		c := s.Calls()
 		got := c.Get
 		if dir == contract.PutDir {
 			got = c.Put
 		}
-		if got >= n {
-			return
-		}
-		require.True(t, time.Now().Before(deadline), "the store saw %d %v calls, want %d", got, dir, n)
-		time.Sleep(time.Millisecond)
-	}
+		return got >= n
+	}, "the store seeing %d %v calls", n, dir)
 }
 
 // The first parts reach the store while the call is still building the
@@ -158,11 +152,11 @@ func TestDrainDuringAdmissionCancelsThePartsNotYetQueued(t *testing.T) {
 	waitStoreCalls(t, r.store, contract.GetDir, 2)
 	drained := make(chan bool, 1)
 	go func() { drained <- r.drv.Drain(t.Context()) }()
-	require.Eventually(t, func() bool {
+	eventually(t, func() bool {
 		r.drv.mu.Lock()
 		defer r.drv.mu.Unlock()
 		return r.drv.draining
-	}, 10*time.Second, time.Millisecond)
+	}, "the Drain under way")
 	close(km.open)
 	st := ended(t, <-ops)
 	assert.True(t, <-drained)
@@ -216,13 +210,10 @@ func closedChan() chan struct{} {
 // ended polls op (bounded) until its access leaves Open.
 func ended(t *testing.T, op contract.Operation) contract.OpState {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		st := op.Poll(nil)
-		if st.Access != contract.Open {
-			return st
-		}
-		require.True(t, time.Now().Before(deadline), "the operation did not end: %v", st)
-		time.Sleep(time.Millisecond)
-	}
+	var st contract.OpState
+	eventually(t, func() bool {
+		st = op.Poll(nil)
+		return st.Access != contract.Open
+	}, "the operation ending")
+	return st
 }

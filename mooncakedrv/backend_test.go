@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -14,6 +13,7 @@ import (
 	"github.com/kvshare/kvshare/binding"
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/mooncakesdk/fakesdk"
+	"github.com/kvshare/kvshare/patience"
 )
 
 // hold counts the lender's releases.
@@ -51,9 +51,7 @@ func TestBackendRoundTripOverTheFake(t *testing.T) {
 		view.Groups[0].Names[i] = binary.BigEndian.AppendUint64(nil, uint64(i)*0x9e3779b97f4a7c15)
 	}
 	wait := func(a contract.Attempt) contract.Outcome {
-		select {
-		case <-a.Done():
-		case <-time.After(10 * time.Second):
+		if !patience.For(t).Wait(a.Done()) {
 			t.Fatal("the attempt did not quiesce")
 		}
 		o, ok := a.Outcome()
@@ -83,7 +81,7 @@ func TestBackendRoundTripOverTheFake(t *testing.T) {
 	for _, l := range []*lender{src, dst} {
 		s := l.be.Stats()
 		assert.Zero(t, s.RowsLent)
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := patience.For(t).Context(context.Background())
 		assert.Nil(t, l.be.Shutdown(ctx), "nothing held")
 		cancel()
 		assert.EqualValues(t, 1, l.hold.n.Load())

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"syscall"
 	"testing"
-	"time"
 	"unsafe"
 
 	"github.com/stretchr/testify/require"
@@ -14,6 +13,7 @@ import (
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/keys"
 	"github.com/kvshare/kvshare/mooncakesdk/fakesdk"
+	"github.com/kvshare/kvshare/patience"
 )
 
 // memory is host memory outside the Go heap, as a lender lends it: an
@@ -106,22 +106,11 @@ func (r *rig) key(name string) string {
 	return k
 }
 
-// settle waits for op's access to leave Open (through onChange) and
-// returns its state.
+// settle waits for op's access to leave Open (through onChange), within
+// the test's patience bound, and returns its state.
 func settle(t testing.TB, op contract.Operation, changed <-chan struct{}) contract.OpState {
 	t.Helper()
-	deadline := time.After(10 * time.Second)
-	for {
-		st := op.Poll(nil)
-		if st.Access != contract.Open {
-			return st
-		}
-		select {
-		case <-changed:
-		case <-deadline:
-			t.Fatalf("the operation did not end: %v", st)
-		}
-	}
+	return settleWithin(t, op, changed, patience.Wait())
 }
 
 // notify returns an onChange and the channel it signals.
@@ -164,7 +153,7 @@ func (r *rig) close() {
 // would, requiring each step to succeed.
 func closeDriver(t testing.TB, d *Driver, reg contract.Registration) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := patience.For(t).Context(context.Background())
 	defer cancel()
 	require.True(t, d.Drain(ctx))
 	require.NoError(t, d.Unregister(reg))

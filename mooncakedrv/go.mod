@@ -17,7 +17,7 @@ require (
 	github.com/BurntSushi/toml v1.6.0 // indirect
 	github.com/ebitengine/purego v0.11.3 // indirect
 	github.com/kvshare/kvshare/loopback v0.3.0
-	github.com/kvshare/kvshare/patience v0.3.0 // indirect
+	github.com/kvshare/kvshare/patience v0.3.0
 	github.com/kvshare/kvshare/storeconfig v0.3.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 )

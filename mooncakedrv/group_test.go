@@ -14,6 +14,7 @@ import (
 	"github.com/kvshare/kvshare/keys"
 	"github.com/kvshare/kvshare/mooncakesdk"
 	"github.com/kvshare/kvshare/mooncakesdk/fakesdk"
+	"github.com/kvshare/kvshare/patience"
 )
 
 // sharing is a driver over a recording client of a fake store, with one
@@ -112,9 +113,7 @@ func (s *sharing) hold(dir contract.Direction) (*pending, *fakesdk.Gate) {
 	}
 	require.NoError(s.t, s.store.Script(fakesdk.Fault{Op: op, Key: s.key("hold"), Hold: g, Times: 1}))
 	p := s.submit(dir, 1, "hold")
-	select {
-	case <-g.Reached():
-	case <-time.After(10 * time.Second):
+	if !patience.For(s.t).Wait(g.Reached()) {
 		s.t.Fatal("the held call never reached the store")
 	}
 	return p, g
@@ -301,7 +300,7 @@ func TestATransferFailInASharedCallMakesEveryPartInItUnprovable(t *testing.T) {
 	assert.EqualValues(t, 5, st.RowsUnprovable)
 	assert.EqualValues(t, 2, st.PartsUnprovableShared, "a and c: unprovable through the call they shared with b")
 	assert.EqualValues(t, 1, st.CallsShared)
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond) // an input: Drain must give up
 	defer cancel()
 	assert.False(t, s.drv.Drain(ctx), "the memory of every part in the call is kept")
 }

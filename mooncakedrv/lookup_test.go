@@ -66,6 +66,7 @@ func TestLookupAbandonedAtItsDeadline(t *testing.T) {
 	r := newRig(t, fakesdk.Options{}, Config{})
 	gate := fakesdk.NewGate()
 	require.NoError(t, r.store.Script(fakesdk.Fault{Op: fakesdk.Exist, Hold: gate}))
+	// An input: the context must end while the gate holds the call.
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
 	got, err := r.lookup(ctx, "held", "held-too")
@@ -81,7 +82,7 @@ func TestLookupAbandonedAtItsDeadline(t *testing.T) {
 		_, err := r.lookup(c, "held")
 		require.NoError(t, err)
 	}
-	require.Eventually(t, func() bool { return r.store.Calls().Exist == MaxLookupsInStore }, 10*time.Second, time.Millisecond, "every held lookup reached the store")
+	eventually(t, func() bool { return r.store.Calls().Exist == MaxLookupsInStore }, "every held lookup reaching the store")
 	calls := r.store.Calls().Exist
 	got, err = r.lookup(t.Context(), "beyond")
 	require.NoError(t, err)
@@ -91,7 +92,7 @@ func TestLookupAbandonedAtItsDeadline(t *testing.T) {
 	assert.EqualValues(t, MaxLookupsInStore, r.drv.Stats().LookupsInStore)
 
 	require.NoError(t, r.drv.Unregister(r.reg))
-	short, cancel2 := context.WithTimeout(t.Context(), 20*time.Millisecond)
+	short, cancel2 := context.WithTimeout(t.Context(), 20*time.Millisecond) // an input: Drain must give up
 	defer cancel2()
 	assert.False(t, r.drv.Drain(short), "lookups inside the store: not drained")
 	assert.ErrorIs(t, r.drv.Close(), contract.ErrDriverRejected, "no call may run on a destroyed client")

@@ -1,6 +1,7 @@
 package mooncakedrv
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/mooncakedrv/pool"
 	"github.com/kvshare/kvshare/mooncakesdk"
+	"github.com/kvshare/kvshare/patience"
 )
 
 // statusTimeout is realStatusTimeout (MC_TCP_STATUS_TIMEOUT_SEC), and
@@ -44,7 +46,7 @@ func faultCases() []faultCase {
 		midPut: true, midGet: true,
 		strike: func(t *testing.T, r *faultRun) { require.NoError(t, r.s.pool.FreezeMaster()) },
 		recover: func(t *testing.T, r *faultRun) string {
-			time.Sleep(time.Until(r.strikeAt.Add(rpcTimeout + time.Second)))
+			time.Sleep(time.Until(r.strikeAt.Add(rpcTimeout + patience.Scaled(time.Second))))
 			require.NoError(t, r.s.pool.ResumeMaster())
 			return fmt.Sprintf("master resumed after %v", time.Since(r.strikeAt).Round(100*time.Millisecond))
 		},
@@ -72,8 +74,9 @@ func faultCases() []faultCase {
 		strike: func(t *testing.T, r *faultRun) { require.NoError(t, r.s.pool.KillProviderAt(0)) },
 		recover: func(t *testing.T, r *faultRun) string {
 			// The seeds keep a copy on another provider, so waitSegmentDropped
-			// cannot tell: wait out client_ttl with a margin.
-			time.Sleep(time.Until(r.strikeAt.Add(faultTTL + 2*time.Second)))
+			// cannot tell: wait out client_ttl with a margin (from patience:
+			// the time the master takes to act on it).
+			time.Sleep(time.Until(r.strikeAt.Add(faultTTL + patience.Scaled(2*time.Second))))
 			require.NoError(t, r.s.pool.StartProviderAt(t.Context(), 0))
 			return "past client_ttl (2 s) the master had dropped the dead provider's segment; a new, empty provider started in its place"
 		},
@@ -131,7 +134,7 @@ func faultCases() []faultCase {
 			frozen := time.Now()
 			require.NoError(t, r.s.pool.Freeze())
 			r.waitSegmentDropped(t)
-			time.Sleep(time.Until(frozen.Add(statusTimeout + time.Second)))
+			time.Sleep(time.Until(frozen.Add(statusTimeout + patience.Scaled(time.Second))))
 			require.NoError(t, r.s.pool.Resume())
 		},
 		recover: func(t *testing.T, r *faultRun) string {
@@ -178,7 +181,7 @@ func (r *faultRun) waitSegmentDropped(t *testing.T) {
 		}
 		return e != 1
 	})
-	require.True(t, ok, "the master still knows %q %v after the provider went away", key, realWait)
+	require.True(t, ok, "the master still knows %q a bound (%v) after the provider went away", key, realWait)
 }
 
 // removePublished removes (forced: the exists-checks granted read
@@ -240,6 +243,8 @@ func felt(t *testing.T, r *faultRun) {
 func (r *faultRun) waitServing(t *testing.T) string {
 	t.Helper()
 	start := time.Now()
+	serving, cancel := bound(t, realWait, "the pool serving a new client").Context(context.Background())
+	defer cancel()
 	var seen tally
 	probe := openRawClient(t, r.s)
 	for n := 1; ; n++ {
@@ -254,7 +259,7 @@ func (r *faultRun) waitServing(t *testing.T) string {
 				break
 			}
 		}
-		require.Less(t, time.Since(start), realWait, "the pool did not serve a new client within %v: %s", realWait, seen.String())
+		require.NoError(t, serving.Err(), "the pool did not serve a new client within its bound (%v, extended only while the process was starved): %s", realWait, seen.String())
 		if code == mooncakesdk.TransferFail {
 			probe = openRawClient(t, r.s)
 		}

@@ -1,6 +1,7 @@
 package mooncakedrv
 
 import (
+	"context"
 	"sync"
 	"testing"
 	"time"
@@ -176,14 +177,15 @@ func (c *recordingClient) forget() {
 	c.spans = nil
 }
 
-// waitCalls waits, polling within realWait, until ok holds of the
-// recorded calls; it reports whether it did.
+// waitCalls waits, polling within a patient bound of realWait, until ok
+// holds of the recorded calls; it reports whether it did.
 func waitCalls(t testing.TB, ok func() bool) bool {
 	t.Helper()
-	deadline := time.Now().Add(realWait)
+	ctx, cancel := bound(t, realWait, "the recorded calls").Context(context.Background())
+	defer cancel()
 	for !ok() {
-		if time.Now().After(deadline) {
-			return false
+		if ctx.Err() != nil {
+			return ok()
 		}
 		time.Sleep(time.Millisecond)
 	}

@@ -3,6 +3,7 @@ package mooncakedrv
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,12 +19,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/patience"
 )
 
-// exitBound bounds how long an exiting client may take from the moment
-// it is told to end (its own Shutdown and exit, or SIGTERM) to being
-// reaped.
-const exitBound = 10 * time.Second
+// exitBound is the span of the bound on how long an exiting client may
+// take from the moment it is told to end (its own Shutdown and exit, or
+// SIGTERM) to being reaped: patience.Wait(), extended only while the
+// process is starved, so a client that hangs is caught.
+var exitBound = patience.Wait()
 
 // crashSigns are what a crashed or aborted process leaves on stderr.
 var crashSigns = regexp.MustCompile(`panic: |fatal error: |SIGSEGV|SIGABRT|SIGBUS|terminate called|(?m)^Aborted|core dumped|DATA RACE|Check failed`)
@@ -86,6 +89,8 @@ func (e *exiterProcess) read(stdout io.Reader) {
 // next returns its next line of output (bounded).
 func (e *exiterProcess) next(t *testing.T) string {
 	t.Helper()
+	ctx, cancel := bound(t, realWait, "the exiting client's next line").Context(context.Background())
+	defer cancel()
 	select {
 	case line, ok := <-e.lines:
 		if !ok {
@@ -93,8 +98,8 @@ func (e *exiterProcess) next(t *testing.T) string {
 			t.Fatalf("exiting client (%s) exited (%v) without a line; stderr:\n%s", e.mode, e.err, e.stderr)
 		}
 		return line
-	case <-time.After(realWait):
-		t.Fatalf("exiting client (%s) said nothing within %v", e.mode, realWait)
+	case <-ctx.Done():
+		t.Fatalf("exiting client (%s) said nothing within its bound (%v)", e.mode, realWait)
 	}
 	return ""
 }
@@ -112,10 +117,8 @@ func (e *exiterProcess) expect(t *testing.T, want string) string {
 func (e *exiterProcess) waitExit(t *testing.T) time.Duration {
 	t.Helper()
 	start := time.Now()
-	select {
-	case <-e.exited:
-	case <-time.After(exitBound):
-		t.Fatalf("exiting client (%s) did not exit within %v: it hangs", e.mode, exitBound)
+	if !bound(t, exitBound, "the exiting client's exit").Wait(e.exited) {
+		t.Fatalf("exiting client (%s) did not exit within its bound (%v, extended only while the process was starved): it hangs", e.mode, exitBound)
 	}
 	return time.Since(start)
 }
@@ -192,7 +195,7 @@ func runExitingClient(t *testing.T, row *matrixRow) {
 	phase("clients exited")
 	// Resumed once the transfers waiting on a status frame timed out;
 	// the rest end when the provider answers.
-	time.Sleep(time.Until(frozen.Add(statusTimeout + time.Second)))
+	time.Sleep(time.Until(frozen.Add(statusTimeout + patience.Scaled(time.Second))))
 	require.NoError(t, r.s.pool.Resume())
 	r.settle(t, faultCase{midPut: true, midGet: true})
 	r.kept = append(r.kept, a.observe(&r.ob))

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/patience"
 )
 
 // The exiting client: this test binary run again with exiterEnv set to a
@@ -79,10 +80,12 @@ func runExiter() {
 		return puts, gets
 	}
 	waitInside := func(want func(p, g int) bool) {
-		deadline := time.Now().Add(realWait)
+		// A patient bound, its extensions logged on stderr.
+		ctx, cancel := patience.Bound{Span: realWait, What: "the exiting client's calls reaching the SDK"}.Context(context.Background())
+		defer cancel()
 		for p, g := inside(); !want(p, g); p, g = inside() {
-			if time.Now().After(deadline) {
-				fail("%d put and %d get calls inside the SDK after %v", p, g, realWait)
+			if ctx.Err() != nil {
+				fail("%d put and %d get calls inside the SDK after the bound (%v, extended only while the process was starved)", p, g, realWait)
 			}
 			time.Sleep(time.Millisecond)
 		}
@@ -109,6 +112,7 @@ func runExiter() {
 	if os.Getenv(exiterModeEnv) == "sigterm" {
 		select {} // until the test's SIGTERM
 	}
+	// An input: Shutdown must give up with the calls still inside.
 	ctx, cancel := context.WithTimeout(context.Background(), exiterShutdown)
 	defer cancel()
 	rep := exiterReport{Held: l.be.Shutdown(ctx), RowsLent: l.be.Stats().RowsLent}

@@ -166,11 +166,12 @@ func (l *faultLender) outcome(a contract.Attempt) contract.Outcome {
 // left Open.
 func (l *faultLender) settled() {
 	l.t.Helper()
-	deadline := time.Now().Add(realWait)
+	ctx, cancel := bound(l.t, realWait, "lender "+l.name+"'s operations settling").Context(context.Background())
+	defer cancel()
 	for _, r := range l.drv.recorded() {
 		for r.op.Poll(nil).Access == contract.Open {
-			if time.Now().After(deadline) {
-				l.t.Fatalf("lender %s: an operation's access still Open after %v", l.name, realWait)
+			if ctx.Err() != nil {
+				l.t.Fatalf("lender %s: an operation's access still Open after its bound (%v, extended only while the process was starved)", l.name, realWait)
 			}
 			time.Sleep(5 * time.Millisecond)
 		}

@@ -2,6 +2,7 @@ package mooncakedrv
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -203,6 +204,8 @@ func (c *clientNode) tell(t *testing.T, line string) {
 // returns the rest of the line.
 func (c *clientNode) expect(t *testing.T, want string) string {
 	t.Helper()
+	ctx, cancel := bound(t, 2*realWait, "the client node saying "+want).Context(context.Background())
+	defer cancel()
 	select {
 	case line, ok := <-c.lines:
 		if !ok {
@@ -212,8 +215,8 @@ func (c *clientNode) expect(t *testing.T, want string) string {
 		rest, ok := strings.CutPrefix(line, want)
 		require.True(t, ok, "the client node: want %q, got %q", want, line)
 		return strings.TrimSpace(rest)
-	case <-time.After(2 * realWait):
-		t.Fatalf("the client node said nothing within %v; its output:\n%s", 2*realWait, c.output())
+	case <-ctx.Done():
+		t.Fatalf("the client node said nothing within its bound (%v, extended only while the process was starved); its output:\n%s", 2*realWait, c.output())
 	}
 	return ""
 }
@@ -269,10 +272,8 @@ func runClientCut(t *testing.T, row *matrixRow) {
 	var rep nodeReport
 	require.NoError(t, json.Unmarshal([]byte(n.expect(t, "report")), &rep))
 	t.Logf("client node N: the store answered %s; verdicts %s; access %s; %s", rep.Answers, rep.Verdicts, rep.Access, rep.Held)
-	select {
-	case <-n.done:
-	case <-time.After(realWait):
-		t.Fatalf("the client node did not exit within %v of its report", realWait)
+	if !bound(t, realWait, "the client node exiting").Wait(n.done) {
+		t.Fatalf("the client node did not exit within its bound (%v) of its report", realWait)
 	}
 	require.NoError(t, n.err, "the client node's own checks (its output is logged)")
 	assert.NotRegexp(t, crashSigns, n.output(), "the client node: signs of a crash")

@@ -1,6 +1,7 @@
 package mooncakedrv
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -37,6 +38,8 @@ func (r *faultRun) newBackend(t *testing.T, seedsAfter contract.RowStatus) strin
 	}
 
 	start := time.Now()
+	recovering, cancel := bound(t, realWait, "a new backend round-tripping rows").Context(context.Background())
+	defer cancel()
 	var failed []string
 	for try := 1; ; try++ {
 		ok, what := c.roundTrip(rowNames(fmt.Sprintf("recovered-%d", try), faultCallRows))
@@ -70,8 +73,8 @@ func (r *faultRun) newBackend(t *testing.T, seedsAfter contract.RowStatus) strin
 			}
 			failed[len(failed)-1] += fmt.Sprintf(", access unprovable (%s), reclaimed in %v", rt.answers.String(), got.Took.Round(time.Millisecond))
 		}
-		if time.Since(start) > realWait {
-			t.Errorf("a new backend did not round-trip rows within %v: %s", realWait, strings.Join(slices.Compact(failed), " / "))
+		if recovering.Err() != nil {
+			t.Errorf("a new backend did not round-trip rows within its bound (%v, extended only while the process was starved): %s", realWait, strings.Join(slices.Compact(failed), " / "))
 			account += "; NOT RECOVERED: " + strings.Join(slices.Compact(failed), " / ")
 			break
 		}
@@ -84,10 +87,8 @@ func (r *faultRun) newBackend(t *testing.T, seedsAfter contract.RowStatus) strin
 // quiescedWithin waits (bounded) for a to quiesce.
 func (l *faultLender) quiescedWithin(a contract.Attempt) {
 	l.t.Helper()
-	select {
-	case <-a.Done():
-	case <-time.After(realWait):
-		l.t.Fatalf("lender %s: %v did not quiesce within %v", l.name, a, realWait)
+	if !bound(l.t, realWait, "lender "+l.name+"'s quiescence").Wait(a.Done()) {
+		l.t.Fatalf("lender %s: %v did not quiesce within its bound (%v)", l.name, a, realWait)
 	}
 }
 

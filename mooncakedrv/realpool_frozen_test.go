@@ -65,7 +65,7 @@ func TestRealFrozenProvider(t *testing.T) {
 	assert.EqualValues(t, 2, bs.CallsUnprovable)
 	assert.EqualValues(t, 2*rows, bs.RowsLent, "the slots of both calls stay lent")
 
-	ctx, cancel := context.WithTimeout(context.Background(), realWait)
+	ctx, cancel := bound(t, realWait, "Shutdown").Context(context.Background())
 	defer cancel()
 	held := l.be.Shutdown(ctx)
 	assert.Equal(t, []string{fmt.Sprint(put), fmt.Sprint(get), "region 0"}, held,

@@ -7,7 +7,6 @@ import (
 	"os"
 	"syscall"
 	"testing"
-	"time"
 	"unsafe"
 
 	"github.com/stretchr/testify/require"
@@ -74,7 +73,7 @@ func (l *realLender) woken() {
 // close shuts the backend down and closes the driver, as the owner's
 // cleanup order says.
 func (l *realLender) close() {
-	ctx, cancel := context.WithTimeout(context.Background(), realWait)
+	ctx, cancel := bound(l.t, realWait, "the closing Shutdown").Context(context.Background())
 	defer cancel()
 	if held := l.be.Shutdown(ctx); held != nil {
 		clientsKept.Add(1)
@@ -96,20 +95,24 @@ func (l *realLender) outcome(a contract.Attempt) contract.Outcome {
 	return awaitOutcome(l.t, a, l.wake, "")
 }
 
-// awaitOutcome waits (bounded by realWait) for a's outcome, looking again
-// each time wake fires; it fails the test, naming who (with a's name),
-// when none comes.
+// awaitOutcome waits (a patient bound of realWait) for a's outcome,
+// looking again each time wake fires; it fails the test, naming who
+// (with a's name), when none comes.
 func awaitOutcome(t *testing.T, a contract.Attempt, wake <-chan struct{}, who string) contract.Outcome {
 	t.Helper()
-	deadline := time.After(realWait)
+	ctx, cancel := bound(t, realWait, who+"an outcome").Context(context.Background())
+	defer cancel()
 	for {
 		if o, ok := a.Outcome(); ok {
 			return o
 		}
 		select {
 		case <-wake:
-		case <-deadline:
-			t.Fatalf("%s%v: no outcome within %v", who, a, realWait)
+		case <-ctx.Done():
+			if o, ok := a.Outcome(); ok {
+				return o
+			}
+			t.Fatalf("%s%v: no outcome within its bound (%v, extended only while the process was starved)", who, a, realWait)
 		}
 	}
 }
@@ -117,10 +120,8 @@ func awaitOutcome(t *testing.T, a contract.Attempt, wake <-chan struct{}, who st
 // quiesced waits (bounded) for a to quiesce.
 func (l *realLender) quiesced(a contract.Attempt) {
 	l.t.Helper()
-	select {
-	case <-a.Done():
-	case <-time.After(realWait):
-		l.t.Fatalf("%v did not quiesce within %v", a, realWait)
+	if !bound(l.t, realWait, "quiescence").Wait(a.Done()) {
+		l.t.Fatalf("%v did not quiesce within its bound (%v)", a, realWait)
 	}
 }
 

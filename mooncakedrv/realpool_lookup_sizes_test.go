@@ -2,6 +2,7 @@ package mooncakedrv
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"testing"
@@ -78,8 +79,9 @@ func TestRealLookupAnswers(t *testing.T) {
 		done <- c
 	}()
 	var seen mooncakesdk.Code
-	deadline := time.Now().Add(2 * time.Second)
-	for time.Now().Before(deadline) {
+	started, cancel := bound(t, realWait, "the put in flight reaching the master").Context(context.Background())
+	defer cancel()
+	for started.Err() == nil {
 		if seen = sizeCode(t, sizer, prefix+"in-flight"); seen != mooncakesdk.ObjectNotFound {
 			break
 		}

@@ -1,6 +1,7 @@
 package mooncakedrv
 
 import (
+	"context"
 	"fmt"
 	"syscall"
 	"testing"
@@ -55,8 +56,10 @@ func TestRealOvertakenPut(t *testing.T) {
 	assert.Equal(t, contract.Ended, st.Access)
 	assert.Equal(t, untouched, r.mem.slot(1), "a NotReady get writes nothing")
 
-	notReady, deadline := 0, time.Now().Add(realWait)
-	for put.Rows[0] == contract.NotReady && time.Now().Before(deadline) {
+	overtake, cancel := bound(t, realWait, "a put overtaking the frozen one").Context(context.Background())
+	defer cancel()
+	notReady := 0
+	for put.Rows[0] == contract.NotReady && overtake.Err() == nil {
 		notReady++
 		time.Sleep(200 * time.Millisecond)
 		put = r.put([]string{name}, 0)
@@ -69,15 +72,13 @@ func TestRealOvertakenPut(t *testing.T) {
 	assert.Equal(t, mine, r.mem.slot(1), "the key holds the overtaking put's bytes")
 
 	require.NoError(t, w.signal(syscall.SIGCONT))
-	line, err := w.next(realWait)
+	line, err := w.next(bound(t, realWait, "the other writer's next line"))
 	require.NoError(t, err)
 	t.Logf("the overtaken writer's put ended with %q once let go", line)
-	select {
-	case <-w.exited:
-		require.NoError(t, w.err)
-	case <-time.After(realWait):
+	if !bound(t, realWait, "the overtaken writer exiting").Wait(w.exited) {
 		t.Fatal("the overtaken writer did not exit")
 	}
+	require.NoError(t, w.err)
 	r.mem.fill(1, 0x77)
 	st = r.get([]string{name}, 1)
 	assert.Equal(t, []contract.RowStatus{contract.Ready}, st.Rows)
@@ -114,12 +115,13 @@ func freezeOtherWriterInFlight(t *testing.T, s *realStore, raw *rawClient, r *re
 
 // inFlight polls key with a raw get until the store answers -703 (a put
 // of it in flight: true) or anything but -704 (false); -704 means the
-// put has not started at the master yet. The poll is bounded by
-// realWait.
+// put has not started at the master yet. The poll is bounded by a
+// patient bound of realWait.
 func inFlight(t *testing.T, raw *rawClient, key string) bool {
 	t.Helper()
-	deadline := time.Now().Add(realWait)
-	for time.Now().Before(deadline) {
+	ctx, cancel := bound(t, realWait, "the other writer's put starting").Context(context.Background())
+	defer cancel()
+	for ctx.Err() == nil {
 		_, code, err := raw.get(key, 4096)
 		require.NoError(t, err)
 		switch code {

@@ -42,7 +42,7 @@ func openRawClient(t testing.TB, s *realStore) *rawClient {
 	t.Helper()
 	cfg, err := mooncakesdk.LoadStoreConfig(s.config)
 	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), realWait)
+	ctx, cancel := bound(t, realWait, "opening a client").Context(context.Background())
 	defer cancel()
 	c, err := mooncakesdk.Open(ctx, cfg, nil)
 	require.NoError(t, err)

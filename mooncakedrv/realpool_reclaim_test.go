@@ -11,11 +11,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/patience"
 )
 
 // reclaimWait bounds the wait for the -800 of a transfer the provider
-// stopped mid-stream: the store's fixed 60 s cap, and some.
-const reclaimWait = 90 * time.Second
+// stopped mid-stream: the store's fixed 60 s cap (a scenario, not
+// scaled), and a margin from patience.
+var reclaimWait = 60*time.Second + patience.Scaled(30*time.Second)
 
 // TestRealReclaimAfterAFrozenProvider proves on a real pool that a
 // reclaim wins back, safely, the memory of calls a frozen provider left
@@ -80,10 +82,8 @@ func TestRealReclaimAfterAFrozenProvider(t *testing.T) {
 	frozen := time.Now()
 	verdicts := map[string]contract.Outcome{}
 	for name, at := range map[string]contract.Attempt{"fetch": fetch, "publish": pub} {
-		select {
-		case <-at.Known():
-		case <-time.After(reclaimWait):
-			t.Fatalf("%s: no outcome %v after the provider was frozen", name, reclaimWait)
+		if !bound(t, reclaimWait, name+"'s outcome").Wait(at.Known()) {
+			t.Fatalf("%s: no outcome within its bound (%v) after the provider was frozen", name, reclaimWait)
 		}
 		verdicts[name], _ = at.Outcome()
 	}
@@ -92,16 +92,14 @@ func TestRealReclaimAfterAFrozenProvider(t *testing.T) {
 	require.Positive(t, before.CallsUnprovable, "the frozen provider left no call unprovable (answered after %v)", answered)
 	assert.False(t, fetch.Quiesced() && pub.Quiesced(), "an attempt with an unprovable call quiesced")
 
-	ctx, cancel := context.WithTimeout(context.Background(), reclaimWait)
+	ctx, cancel := bound(t, reclaimWait, "the reclaim").Context(context.Background())
 	defer cancel()
 	got, err := l.be.Reclaim(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, before.CallsUnprovable, got.Calls, "every unprovable call given back")
 	assert.Equal(t, before.BytesLent, got.Bytes, "every lent byte given back")
 	for _, at := range []contract.Attempt{fetch, pub} {
-		select {
-		case <-at.Done():
-		case <-time.After(realWait):
+		if !bound(t, realWait, "quiescence after the reclaim").Wait(at.Done()) {
 			t.Fatalf("%v did not quiesce after the reclaim", at)
 		}
 	}
@@ -147,7 +145,7 @@ func TestRealReclaimAfterAFrozenProvider(t *testing.T) {
 	}
 	t.Logf("published rows read back after the reclaim: %d whole, %d absent", whole, rows-whole)
 	roundTrip(t, l, span(0, 2), first+rows)
-	ctx, cancel = context.WithTimeout(context.Background(), realWait)
+	ctx, cancel = bound(t, realWait, "the closing Close").Context(context.Background())
 	defer cancel()
 	require.NoError(t, l.be.Close(ctx), "everything given back")
 }

@@ -17,11 +17,14 @@ import (
 	"github.com/kvshare/kvshare/keys"
 	"github.com/kvshare/kvshare/mooncakedrv/pool"
 	"github.com/kvshare/kvshare/mooncakedrv/pool/pooltest"
+	"github.com/kvshare/kvshare/patience"
 )
 
-// realWait bounds every wait of the real-pool tests for something the
-// store answers in well under a second (a part, a Drain, an attempt).
-const realWait = 30 * time.Second
+// realWait is the span of every wait of the real-pool tests for
+// something the store answers in well under a second (a part, a Drain,
+// an attempt): 30 s at KVSHARE_WAIT_SCALE 1, and extended, where a test
+// waits through bound, while the process is starved.
+var realWait = patience.Scaled(30 * time.Second)
 
 // realStore is a real pool started for one test (pooltest.Start: stopped
 // when the test ends) and the store config of a client of it, written to
@@ -130,7 +133,7 @@ func (r *realRig) close() {
 	if r.kept {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), realWait)
+	ctx, cancel := bound(r.t, realWait, "the closing Drain").Context(context.Background())
 	defer cancel()
 	if !r.drv.Drain(ctx) {
 		clientsKept.Add(1)
@@ -184,11 +187,12 @@ func (r *realRig) get(names []string, slots ...int) contract.OpState {
 	return settleWithin(r.t, op, ch, realWait)
 }
 
-// settleWithin waits, within wait, for op's access to leave Open
-// (through onChange) and returns its state.
-func settleWithin(t testing.TB, op contract.Operation, changed <-chan struct{}, wait time.Duration) contract.OpState {
+// settleWithin waits, within a patient bound of span, for op's access to
+// leave Open (through onChange) and returns its state.
+func settleWithin(t testing.TB, op contract.Operation, changed <-chan struct{}, span time.Duration) contract.OpState {
 	t.Helper()
-	deadline := time.After(wait)
+	ctx, cancel := bound(t, span, "an operation settling").Context(context.Background())
+	defer cancel()
 	for {
 		st := op.Poll(nil)
 		if st.Access != contract.Open {
@@ -196,8 +200,11 @@ func settleWithin(t testing.TB, op contract.Operation, changed <-chan struct{}, 
 		}
 		select {
 		case <-changed:
-		case <-deadline:
-			t.Fatalf("the operation did not end within %v: %v", wait, st)
+		case <-ctx.Done():
+			if st = op.Poll(nil); st.Access != contract.Open {
+				return st
+			}
+			t.Fatalf("the operation did not end within its bound (%v, extended only while the process was starved): %v", span, st)
 		}
 	}
 }

@@ -31,7 +31,7 @@ func openSharedClient(t *testing.T, s *realStore) *sharedClient {
 	t.Helper()
 	cfg, err := mooncakesdk.LoadStoreConfig(s.config)
 	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), realWait)
+	ctx, cancel := bound(t, realWait, "opening a client").Context(context.Background())
 	defer cancel()
 	c, err := mooncakesdk.Open(ctx, cfg, nil)
 	require.NoError(t, err)

@@ -12,12 +12,12 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 	"unsafe"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/kvshare/kvshare/mooncakesdk"
+	"github.com/kvshare/kvshare/patience"
 )
 
 // The other writer: this test binary run again with writerEnv set to a
@@ -116,7 +116,7 @@ func startOtherWriter(t *testing.T, s *realStore, key string, size int) *otherWr
 			t.Logf("the other writer's output (%v):\n%s", w.err, stderr)
 		}
 	})
-	line, err := w.next(realWait)
+	line, err := w.next(bound(t, realWait, "the other writer saying it is putting"))
 	require.NoError(t, err)
 	require.Equal(t, "putting", line)
 	return w
@@ -132,8 +132,10 @@ func (w *otherWriterProcess) read(stdout io.Reader) {
 	close(w.exited)
 }
 
-// next returns the writer's next line of output, waiting at most wait.
-func (w *otherWriterProcess) next(wait time.Duration) (string, error) {
+// next returns the writer's next line of output, waiting within b.
+func (w *otherWriterProcess) next(b patience.Bound) (string, error) {
+	ctx, cancel := b.Context(context.Background())
+	defer cancel()
 	select {
 	case line, ok := <-w.lines:
 		if !ok {
@@ -141,8 +143,8 @@ func (w *otherWriterProcess) next(wait time.Duration) (string, error) {
 			return "", fmt.Errorf("the other writer exited (%v) without a line", w.err)
 		}
 		return strings.TrimSpace(line), nil
-	case <-time.After(wait):
-		return "", errors.New("the other writer said nothing in time")
+	case <-ctx.Done():
+		return "", errors.New("the other writer said nothing within the bound")
 	}
 }
 

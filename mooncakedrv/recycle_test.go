@@ -115,7 +115,7 @@ func TestRecycleWaitsForCallsInsideTheStore(t *testing.T) {
 	require.NoError(t, err)
 	<-gate.Reached()
 
-	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond) // an input: Recycle must give up
 	defer cancel()
 	err = r.drv.Recycle(ctx)
 	require.ErrorIs(t, err, contract.ErrDriverRejected)
@@ -126,10 +126,10 @@ func TestRecycleWaitsForCallsInsideTheStore(t *testing.T) {
 
 	done := make(chan error, 1)
 	go func() { done <- r.drv.Recycle(t.Context()) }()
-	require.Eventually(t, func() bool {
+	eventually(t, func() bool {
 		_, err := r.drv.Get(r.batch([]string{"x"}, 1), nil, nil)
 		return err != nil
-	}, 5*time.Second, time.Millisecond, "a Recycle under way refuses work")
+	}, "a Recycle under way refusing work")
 	_, err = r.drv.Put(r.batch([]string{"x"}, 1), nil)
 	assert.ErrorIs(t, err, contract.ErrDriverRejected)
 	assert.ErrorIs(t, r.drv.Unregister(r.reg), contract.ErrDriverRejected)

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -14,6 +13,7 @@ import (
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/mooncakesdk"
 	"github.com/kvshare/kvshare/mooncakesdk/fakesdk"
+	"github.com/kvshare/kvshare/patience"
 )
 
 // Rows cancelled before a worker took them are counted Cancelled in
@@ -70,7 +70,7 @@ func TestAPanickingCallbackIsLogged(t *testing.T) {
 	op, err := r.drv.Put(r.batch([]string{"a"}, 0), func() { called <- struct{}{} })
 	require.NoError(t, err)
 	settle(t, op, called)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := patience.For(t).Context(context.Background())
 	defer cancel()
 	require.True(t, r.drv.Drain(ctx)) // every callback returned
 	assert.NotContains(t, out.String(), "onChange panicked")

@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kvshare/kvshare/patience"
 )
 
 // nodeEnv, set to 1, makes this test binary a client node (runNode).
@@ -31,7 +33,7 @@ func runNode() int {
 	fmt.Println(ns, os.Getenv("MC_TCP_BIND_ADDRESS"), os.Getenv(EnvNodeHost), strings.TrimSpace(string(syn)))
 	sc := bufio.NewScanner(os.Stdin)
 	for sc.Scan() {
-		conn, err := net.DialTimeout("tcp", sc.Text(), time.Second)
+		conn, err := net.DialTimeout("tcp", sc.Text(), time.Second) // an input: a cut node's dial gives up
 		if err != nil {
 			fmt.Println("fail", err)
 			continue
@@ -112,10 +114,12 @@ func TestAClientNodeIsCutOffAndHealed(t *testing.T) {
 	assert.NotEqual(t, c.Host(), c2.Host())
 	go func() { waited <- other.Wait() }()
 	require.NoError(t, p.Stop())
+	ctx, cancel := patience.For(t).Context(t.Context())
+	defer cancel()
 	select {
 	case err := <-waited:
 		assert.Error(t, err, "killed")
-	case <-time.After(10 * time.Second):
+	case <-ctx.Done():
 		t.Fatal("Stop left a client node running")
 	}
 	assert.ErrorIs(t, c.Cut(), ErrStopped)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kvshare/kvshare/loopback"
+	"github.com/kvshare/kvshare/patience"
 )
 
 // The master freezes and resumes as the provider does, and each can be
@@ -62,7 +63,10 @@ func TestKillAFrozenMaster(t *testing.T) {
 func TestKillProvider(t *testing.T) {
 	p, err := startFake(t, func(o *Options) {
 		o.ProviderEnv = []string{"FAKEMC_IGNORE_TERM=1"}
-		o.StopTimeout = 300 * time.Millisecond // the restarted provider ignores SIGTERM too
+		// The restarted provider ignores SIGTERM too: the SIGTERM wait
+		// runs out at Stop (an input), and the same span bounds a
+		// reaping after SIGKILL, so it comes from patience.
+		o.StopTimeout = patience.Scaled(time.Second)
 	})
 	require.NoError(t, err)
 	old, port := p.PID(Provider), p.ProviderPort()
@@ -86,7 +90,7 @@ func TestFreezeAMasterThatDied(t *testing.T) {
 	p, err := startFake(t, nil)
 	require.NoError(t, err)
 	require.NoError(t, syscall.Kill(p.PID(Master), syscall.SIGKILL))
-	require.Eventually(t, func() bool { return p.Healthy() != nil }, 10*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return p.Healthy() != nil }, patience.Wait(), 10*time.Millisecond)
 	assert.ErrorIs(t, p.FreezeMaster(), ErrExited)
 	assert.ErrorIs(t, p.ResumeMaster(), ErrExited)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kvshare/kvshare/loopback"
+	"github.com/kvshare/kvshare/patience"
 )
 
 // orphanEnv, set to the fake's folder, makes this test binary the child
@@ -50,7 +51,7 @@ func TestProcessesDieWithTheirTestBinary(t *testing.T) {
 		pid, err := strconv.Atoi(f)
 		require.NoError(t, err)
 		// Pdeathsig delivers SIGKILL; a zombie waiting for a reaper is dead.
-		assert.Eventually(t, func() bool { return gone(pid) || loopback.ProcState(pid) == 'Z' }, 10*time.Second, 10*time.Millisecond,
+		assert.Eventually(t, func() bool { return gone(pid) || loopback.ProcState(pid) == 'Z' }, patience.Wait(), 10*time.Millisecond,
 			"pid %d outlived the test binary that started it", pid)
 	}
 }

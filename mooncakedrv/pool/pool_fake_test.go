@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kvshare/kvshare/loopback"
+	"github.com/kvshare/kvshare/patience"
 )
 
 // startFake starts a pool of fake processes for t, stopped at cleanup,
@@ -262,9 +263,10 @@ func TestBindFailureIsRetriedOnFreshPorts(t *testing.T) {
 
 func TestNotReadyIsBoundedAndCleanedUp(t *testing.T) {
 	_, err := startFake(t, func(o *Options) {
-		// Per process: long enough for the fake master on a loaded
-		// machine, so that it is the provider's wait that runs out.
-		o.StartTimeout = 3 * time.Second
+		// Per process: a bound on the fake master's start (from
+		// patience, so a loaded machine does not fail it), and an input
+		// for the provider, which never listens: its wait runs out.
+		o.StartTimeout = patience.Wait()
 		o.ProviderEnv = []string{"FAKEMC_NO_LISTEN=1"}
 	})
 	require.ErrorIs(t, err, ErrNotReady)
@@ -282,7 +284,9 @@ func TestStartHonoursItsContext(t *testing.T) {
 
 func TestStopEscalatesToSIGKILL(t *testing.T) {
 	p, err := startFake(t, func(o *Options) {
-		o.StopTimeout = 200 * time.Millisecond
+		// An input for SIGTERM, which the processes ignore, and the bound
+		// on their reaping after SIGKILL: so it comes from patience.
+		o.StopTimeout = patience.Scaled(time.Second)
 		o.MasterEnv = []string{"FAKEMC_IGNORE_TERM=1"}
 		o.ProviderEnv = []string{"FAKEMC_IGNORE_TERM=1"}
 	})
@@ -299,7 +303,7 @@ func TestHealthyReportsAProcessThatDied(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, p.Healthy())
 	require.NoError(t, syscall.Kill(p.PID(Provider), syscall.SIGKILL))
-	require.Eventually(t, func() bool { return p.Healthy() != nil }, 10*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return p.Healthy() != nil }, patience.Wait(), 10*time.Millisecond)
 	err = p.Healthy()
 	require.ErrorIs(t, err, ErrExited)
 	assert.Contains(t, err.Error(), "signal: killed")
