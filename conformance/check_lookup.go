@@ -176,7 +176,7 @@ func checkLookupWriterHoldsKey(b *bench) {
 	for i, x := range b.answered(l, p) {
 		switch {
 		case x == contract.Present:
-			b.r.Errorf("%s: %s reads present while another writer still writes its key (the object not readable yet): Present means a get now would read the object whole", p.label, p.name(i))
+			b.r.Errorf("%s: %s reads present while another writer still writes its key (the object not readable yet): %s", p.label, p.name(i), b.presentMeans())
 		case b.caps.LookupInFlight && x != contract.InFlight:
 			b.r.Errorf("%s: %s reads %v while another writer writes its key, want in-flight: the driver declares LookupInFlight", p.label, p.name(i), x)
 		}
@@ -229,8 +229,9 @@ func checkLookupOwnPut(b *bench) {
 // checkLookupWhole stores one object whole, then crashes the store call
 // of a put of another key (the Crash hook), and asks about both: every
 // name that reads Present must be read whole by a get made right after
-// (the Object hook without Get). A crashed put may have left its object
-// whole, which may read Present; not a torn one, nor none at all.
+// (the Object hook without Get), or, with PresenceFromIndex, that get
+// may end Fault. A crashed put may have left its object whole, which may
+// read Present; not a torn one, nor none at all.
 func checkLookupWhole(b *bench) {
 	l := b.looker()
 	b.needDir(PutDir)

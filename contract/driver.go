@@ -30,6 +30,13 @@ type Capabilities struct {
 	// LookupInFlight: the driver's [Looker] tells InFlight from Absent.
 	// Without it a name being written may read Absent (or Unknown).
 	LookupInFlight bool
+	// PresenceFromIndex: the driver's [Looker] answers Present from the
+	// store's index: the index holds a whole object under the key, and a
+	// get made then may still end Fault, where the store keeps listing a
+	// holder of the data that stopped answering until it notices (see
+	// [Looker], rule 1). Without it, Present means a get made then would
+	// read the object whole.
+	PresenceFromIndex bool
 }
 
 // Registration is a driver's handle for a registered region (or, from

@@ -14,7 +14,9 @@ const (
 	// its answer came, or the name was not asked.
 	Unknown Presence = iota
 	// Present: a complete, readable object stands behind the key: a get
-	// made now would read it whole.
+	// made now would read it whole. With Capabilities.PresenceFromIndex,
+	// the store's index holds a whole object under the key, and a get
+	// made now may still end Fault (see [Looker]).
 	Present
 	// Absent: no object has the key.
 	Absent
@@ -60,6 +62,12 @@ func (b LookupBatch) AppendKey(dst []byte, i int) []byte { return b.Keys.AppendK
 //  1. Never Present for an object a get could not read whole at that
 //     moment: a key being written, a torn or short object, a key whose
 //     put this driver left open unless the store proves the object whole.
+//     With Capabilities.PresenceFromIndex the rule reads the store's
+//     index: never Present unless the index holds a whole object under
+//     the key (the same cases excluded). A get made then reads that
+//     object whole or ends Fault (the index still lists a holder of the
+//     data that stopped answering); it never reads a torn object or
+//     another one, and never Misses an object nothing removed.
 //  2. InFlight only with Capabilities.LookupInFlight; a key this driver
 //     is putting is InFlight then, never Present before the put is Ready.
 //  3. A lookup lends no memory, so a call blocked in the store may be
