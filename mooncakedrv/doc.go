@@ -5,16 +5,16 @@
 // driver then owns. Subpackage pool starts and stops loopback pools for
 // tests, kvshare doctor and the benchmark.
 //
-// It declares Put, Get, Cancel and AbsentIsMiss; host memory only; one
-// span per row; no hints; no row cap of its own. Every admitted call is
-// cut into parts of at most RowsPerCall rows and BytesPerCall bytes (a
-// single larger row goes alone), each run by a fixed pool of Workers
-// goroutines (package scheduler: gets first), one SDK call at a time;
-// parts queued behind busy workers share a call of their direction up to
-// those caps, never with one key twice, and at most CallsInFlight
-// workers of a direction are inside the store at once ([Config]). At
-// admission every row's key is written with the batch's key maker
-// straight into the packed key list the part's SDK call takes.
+// It declares Put, Get, Cancel, AbsentIsMiss and PresenceFromIndex
+// ([Driver.Lookup]); host memory only; one span per row; no hints; no row cap
+// of its own. Every admitted call is cut into parts of at most RowsPerCall
+// rows and BytesPerCall bytes (a single larger row goes alone), each run by a
+// fixed pool of Workers goroutines (package scheduler: gets first), one SDK
+// call at a time; parts queued behind busy workers share a call of their
+// direction up to those caps, never with one key twice, and at most
+// CallsInFlight workers of a direction are inside the store at once
+// ([Config]). At admission every row's key is written with the batch's key
+// maker straight into the packed key list the part's SDK call takes.
 //
 // Verdicts (verdict.go is the one table):
 //

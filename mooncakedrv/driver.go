@@ -92,11 +92,14 @@ func New(client mooncakesdk.Client, cfg Config) (*Driver, error) {
 	return d, nil
 }
 
-// Capabilities returns what the driver declares: Put, Get, Cancel and
-// AbsentIsMiss; host memory only, one span per row, no hints, and no row
-// cap of its own (it cuts every call into parts itself).
+// Capabilities returns what the driver declares: Put, Get, Cancel,
+// AbsentIsMiss and PresenceFromIndex (a lookup answers from the master's
+// metadata, which keeps listing a provider that stopped answering until
+// its client_ttl runs out: see [Driver.Lookup]); host memory only, one
+// span per row, no hints, and no row cap of its own (it cuts every call
+// into parts itself).
 func (d *Driver) Capabilities() contract.Capabilities {
-	return contract.Capabilities{Put: true, Get: true, Cancel: true, AbsentIsMiss: true}
+	return contract.Capabilities{Put: true, Get: true, Cancel: true, AbsentIsMiss: true, PresenceFromIndex: true}
 }
 
 // Register registers one host region with the store's transfer engine

@@ -50,6 +50,19 @@ var probes = sync.Pool{New: func() any { return &probe{seen: map[uint64]int{}} }
 // not declare LookupInFlight). An exists-check and a get_size grant the
 // objects found a read lease (the master's default_kv_lease_ttl).
 //
+// Both answer from the master's metadata, which keeps listing a
+// provider's objects until the provider's client_ttl runs out: a
+// provider frozen, killed or cut off leaves its objects Present for
+// that long while a get of them faults (-800), and a stopped process's
+// kernel still accepts connections, with no ping in the C ABI to tell.
+// So the driver declares PresenceFromIndex: Present means the master
+// lists a complete object, and a get may still fault. On a loopback
+// pool with the default client_ttl of 10 s, lookups answered Present
+// for about 10.3 s after the only provider froze; with replicas 2 and
+// one of three providers killed they kept answering Present (each
+// object keeps a copy) while the gets of the objects whose first copy
+// lived there faulted for about 10 s (docs/design.md, "Mooncake").
+//
 // The SDK calls run on a goroutine of the driver; when ctx ends first,
 // Lookup answers Unknown for every name it had not answered and abandons
 // the call, which owns only its own copy of the keys and its answer

@@ -20,10 +20,17 @@ import (
 func replicaStore(t *testing.T, providers, replicas int) *realStore {
 	t.Helper()
 	s := startRealStore(t, func(o *pool.Options) { o.Providers, o.Isolate = providers, pool.IsolationAllowed() })
+	setReplicas(t, s, replicas)
+	return s
+}
+
+// setReplicas makes every later client of s ask its puts for replicas
+// copies (the store config's replicas).
+func setReplicas(t *testing.T, s *realStore, replicas int) {
+	t.Helper()
 	cfg, err := os.ReadFile(s.config)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(s.config, fmt.Appendf(cfg, "replicas = %d\n", replicas), 0o644))
-	return s
 }
 
 // replicaRows are n rows named prefix-i, slot i filled with seed i+1.
