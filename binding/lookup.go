@@ -27,7 +27,12 @@ type LookupOptions struct {
 // LookupResult is a lookup's answer: each row's presence in view order,
 // and the bound an engine can rely on — the minimum over the groups of
 // each group's Present prefix (contract.View.PresentBound), for the
-// one-group-per-layer layout.
+// one-group-per-layer layout. Present means a fetch made now would read
+// the row whole; with Capabilities.PresenceFromIndex (see
+// Regions().Capabilities()), that the store's index holds the whole
+// object, and a fetch of it may still fault (a Mooncake provider that
+// stopped answering, listed until the master notices): the bound is
+// what to fetch, and the fetch's outcome what arrived.
 type LookupResult struct {
 	Rows  []contract.Presence
 	Bound int

@@ -24,9 +24,11 @@ var _ contract.Recycler = (*Driver)(nil)
 // region registered with it again under the same handle.
 //
 // If ctx ends before the destroy, Recycle returns an error wrapping
-// [contract.ErrDriverRejected] and changes nothing. A destroy that fails
-// (a panic in the binding) proves nothing: the same error, the access
-// unchanged, and the driver keeps its client. Without Config.Reopen, or
+// [contract.ErrDriverRejected]: nothing destroyed, no access changed,
+// and the error says how many queued rows it had ended Cancelled before
+// it waited. A destroy that fails (a panic in the binding) proves
+// nothing: the same error, the access unchanged, and the driver keeps
+// its client. Without Config.Reopen, or
 // when the fresh client cannot be opened or a region registered with
 // it, the error wraps [contract.ErrRecycledClosed]: every access ended,
 // but the driver has no client (any client opened is destroyed again),
@@ -48,19 +50,21 @@ func (d *Driver) Recycle(ctx context.Context) error {
 	d.mu.Unlock()
 	resume := d.pool.Pause()
 	defer resume()
-	d.cancelQueued()
+	cancelled := d.cancelQueued()
 	if !d.quiet(ctx) {
 		d.mu.Lock()
 		d.recycling = false
 		d.mu.Unlock()
-		return fmt.Errorf("%w: mooncakedrv: recycle: calls still inside the store when the context ended (%v): nothing destroyed, nothing changed", contract.ErrDriverRejected, ctx.Err())
+		return fmt.Errorf("%w: mooncakedrv: recycle: calls still inside the store when the context ended (%v): nothing destroyed and no access changed; %s",
+			contract.ErrDriverRejected, ctx.Err(), cancelledRows(cancelled))
 	}
 	if panicked, err := sdkCall(d.client.Destroy); panicked != nil || err != nil {
 		d.mu.Lock()
 		d.recycling = false
 		d.mu.Unlock()
-		d.log.Error("mooncakedrv: recycle: destroying the client failed; access stays as it was", "panic", panicked, "err", err)
-		return fmt.Errorf("%w: mooncakedrv: recycle: destroying the client failed (panic %v, err %v): nothing proven, nothing changed", contract.ErrDriverRejected, panicked, err)
+		d.log.Error("mooncakedrv: recycle: destroying the client failed; access stays as it was", "panic", panicked, "err", err, "cancelled", cancelled)
+		return fmt.Errorf("%w: mooncakedrv: recycle: destroying the client failed (panic %v, err %v): nothing proven and no access changed; %s",
+			contract.ErrDriverRejected, panicked, err, cancelledRows(cancelled))
 	}
 	ended := d.endUnprovable()
 	for _, op := range ended {
@@ -80,13 +84,23 @@ func (d *Driver) Recycle(ctx context.Context) error {
 	return nil
 }
 
+// cancelledRows says what a Recycle that gave up had done before it
+// waited: the queued rows it ended Cancelled.
+func cancelledRows(n int) string {
+	if n == 0 {
+		return "no row was queued, none cancelled"
+	}
+	return fmt.Sprintf("the %d rows no worker had taken were ended Cancelled first (they never reached the store)", n)
+}
+
 // cancelQueued ends Cancelled the rows of every part no worker took, and
-// calls their callbacks, as Drain does.
-func (d *Driver) cancelQueued() {
+// calls their callbacks, as Drain does; it returns how many rows.
+func (d *Driver) cancelQueued() (rows int) {
 	removed := d.pool.Cancel(func(*part) bool { return true })
 	var touched []*operation
 	d.mu.Lock()
 	for _, p := range removed {
+		rows += p.len()
 		d.cancelPartLocked(p)
 		if len(touched) == 0 || touched[len(touched)-1] != p.op {
 			touched = append(touched, p.op)
@@ -99,6 +113,7 @@ func (d *Driver) cancelQueued() {
 	for _, op := range touched {
 		d.callOnChange(op)
 	}
+	return rows
 }
 
 // quiet waits within ctx, with the pool paused, until no call queues

@@ -139,3 +139,35 @@ func TestRecycleWaitsForCallsInsideTheStore(t *testing.T) {
 	assert.Equal(t, contract.Ended, unprovable.Poll(nil).Access)
 	closeDriver(t, r.drv, r.reg)
 }
+
+// A Recycle that gives up says what it did before it waited: the rows no
+// worker had taken ended Cancelled (their operation's access Ended),
+// nothing was destroyed and no Unprovable access changed.
+func TestRecycleThatGivesUpSaysWhatItCancelled(t *testing.T) {
+	r, _, unprovable, _ := recycleRig(t, true)
+	gate := fakesdk.NewGate()
+	require.NoError(t, r.store.Script(fakesdk.Fault{Op: fakesdk.Put, Hold: gate, Times: 1}))
+	r.mem.fill(0, 5)
+	onChange, changed := notify()
+	held, err := r.drv.Put(r.batch([]string{"held"}, 0), onChange)
+	require.NoError(t, err)
+	<-gate.Reached()
+	resume := r.drv.pool.Pause()
+	queued, err := r.drv.Put(r.batch([]string{"queued-0", "queued-1"}, 1, 2), nil)
+	require.NoError(t, err)
+
+	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond) // an input: Recycle must give up
+	defer cancel()
+	err = r.drv.Recycle(ctx)
+	resume()
+	require.ErrorIs(t, err, contract.ErrDriverRejected)
+	assert.Contains(t, err.Error(), "nothing destroyed and no access changed; the 2 rows no worker had taken were ended Cancelled first")
+	assert.Equal(t, contract.OpState{Rows: []contract.RowStatus{contract.Cancelled, contract.Cancelled}, Access: contract.Ended}, queued.Poll(nil))
+	assert.Zero(t, r.store.Calls().Destroy)
+	assert.Equal(t, contract.Unprovable, unprovable.Poll(nil).Access)
+
+	gate.Open()
+	assert.Equal(t, contract.OpState{Rows: []contract.RowStatus{contract.Ready}, Access: contract.Ended}, settle(t, held, changed))
+	require.NoError(t, r.drv.Recycle(t.Context()))
+	closeDriver(t, r.drv, r.reg)
+}
