@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/patience"
 	"github.com/kvshare/kvshare/redisdrv/redistest"
 )
 
@@ -77,7 +78,7 @@ func TestServerKilledMidBatch(t *testing.T) {
 	}
 	stall := p.StallReplies(redistest.Command("GET", r.key(rows[2])), 512<<10)
 	op := r.start(contract.GetDir, rows, seq(0, 6))
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	ctx, cancel := bound(t, 30*time.Second, "a held reply").Context(t.Context())
 	defer cancel()
 	require.NoError(t, stall.Held(ctx))
 	assert.Equal(t, contract.Open, op.Poll(nil).Access, "half a value landed: the access is open")
@@ -118,7 +119,7 @@ func TestServerKilledMidPut(t *testing.T) {
 	}
 	hold := p.HoldReplies(redistest.Command("SET", r.key(rows[3])))
 	op := r.start(contract.PutDir, rows, seq(0, 6))
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	ctx, cancel := bound(t, 30*time.Second, "a held reply").Context(t.Context())
 	defer cancel()
 	require.NoError(t, hold.Held(ctx))
 	assert.Equal(t, contract.Open, op.Poll(nil).Access)
@@ -162,7 +163,7 @@ func TestFrozenPastTheDeadline(t *testing.T) {
 	require.NoError(t, s.Resume())
 	// The server now executes what it had read and answers into closed
 	// connections; give it time to, then look.
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	ctx, cancel := patience.For(t).Context(t.Context())
 	defer cancel()
 	require.NoError(t, s.raw.Do(ctx, s.raw.B().Ping().Build()).Error())
 	time.Sleep(200 * time.Millisecond)
@@ -238,7 +239,7 @@ func TestLookupOwnPutsAndAbandonedProbes(t *testing.T) {
 	r.fill(0, 1)
 	hold := p.HoldReplies(redistest.Command("SET", r.key("mine")))
 	op := r.start(contract.PutDir, []string{"mine"}, []int{0})
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	ctx, cancel := bound(t, 30*time.Second, "a held reply").Context(t.Context())
 	defer cancel()
 	require.NoError(t, hold.Held(ctx))
 	assert.Equal(t, []contract.Presence{contract.InFlight, contract.Absent}, r.lookup(t.Context(), "mine", "nobody"))
@@ -263,7 +264,7 @@ func TestLookupOwnPutsAndAbandonedProbes(t *testing.T) {
 		t.Fatal("the lookup did not return once its context ended")
 	}
 	assert.Equal(t, int64(1), r.d.Stats().LookupsAbandoned)
-	dctx, dcancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+	dctx, dcancel := context.WithTimeout(t.Context(), 100*time.Millisecond) // an input: Drain must give up
 	assert.False(t, r.d.Drain(dctx), "an abandoned lookup is still inside the client")
 	dcancel()
 	require.NoError(t, r.d.Unregister(r.reg))

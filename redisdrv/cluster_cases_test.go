@@ -61,7 +61,8 @@ func rowData(i int, n int64) []byte {
 // bounded; it returns the last state.
 func waitRows(t *testing.T, op contract.Operation, rows []int, want contract.RowStatus) contract.OpState {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	ctx, cancel := bound(t, 30*time.Second, "rows ending").Context(context.Background())
+	defer cancel()
 	for {
 		st := op.Poll(nil)
 		done := true
@@ -71,7 +72,7 @@ func waitRows(t *testing.T, op contract.Operation, rows []int, want contract.Row
 		if done {
 			return st
 		}
-		require.True(t, time.Now().Before(deadline), "rows %v did not all end %v: %v", rows, want, st)
+		require.NoError(t, ctx.Err(), "rows %v did not all end %v within the bound: %v", rows, want, st)
 		time.Sleep(2 * time.Millisecond)
 	}
 }
@@ -99,7 +100,7 @@ func TestClusterNodeKilledMidGet(t *testing.T) {
 	}
 	stall := c.Proxy(victim).StallReplies(redistest.Command("GET", r.key(rows[victimRows[0]])), 100<<10)
 	op := r.start(contract.GetDir, rows, seq(0, len(rows)))
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	ctx, cancel := bound(t, 30*time.Second, "a held reply").Context(t.Context())
 	defer cancel()
 	require.NoError(t, stall.Held(ctx))
 	st := waitRows(t, op, others, contract.Ready)
@@ -142,7 +143,7 @@ func TestClusterNodeKilledMidPut(t *testing.T) {
 	}
 	hold := c.Proxy(victim).HoldReplies(redistest.Command("SET", first))
 	op := r.start(contract.PutDir, rows, seq(0, len(rows)))
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	ctx, cancel := bound(t, 30*time.Second, "a held reply").Context(t.Context())
 	defer cancel()
 	require.NoError(t, hold.Held(ctx))
 	require.NoError(t, c.Kill(victim))
@@ -215,7 +216,7 @@ func TestClusterSlotMovedUnderTheDriver(t *testing.T) {
 	require.Equal(t, 3, statuses(r.run(contract.PutDir, rows, seq(0, 3)), contract.Ready))
 	slot := redistest.Slot(r.key(rows[0]))
 	from, to := nodes[0], nodes[1]
-	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	ctx, cancel := bound(t, 60*time.Second, "the slot's move").Context(t.Context())
 	defer cancel()
 	m, err := c.BeginMove(ctx, slot, to)
 	require.NoError(t, err)
@@ -294,7 +295,7 @@ func TestClusterReshardUnderTraffic(t *testing.T) {
 	}
 	require.Equal(t, n, statuses(r.run(contract.PutDir, rows, seq(0, n)), contract.Ready))
 
-	ctx, cancel := context.WithTimeout(t.Context(), 120*time.Second)
+	ctx, cancel := bound(t, 120*time.Second, "the moves under traffic").Context(t.Context())
 	defer cancel()
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -315,7 +316,7 @@ func TestClusterReshardUnderTraffic(t *testing.T) {
 				mu.Unlock()
 				return
 			}
-			st := waitAccess(op)
+			st := waitAccess(t, op)
 			mu.Lock()
 			rounds++
 			for i, s := range st.Rows {
@@ -341,7 +342,7 @@ func TestClusterReshardUnderTraffic(t *testing.T) {
 			copy(r.slotBytes(base+k), rowData(base+k, rowBytes))
 			op, err := r.d.Put(r.batch([]string{name}, []int{base + k}), nil)
 			if err == nil {
-				if st := waitAccess(op); st.Rows[0] != contract.Ready {
+				if st := waitAccess(t, op); st.Rows[0] != contract.Ready {
 					mu.Lock()
 					failures = append(failures, fmt.Sprintf("put %s ended %v", name, st.Rows[0]))
 					mu.Unlock()
@@ -404,15 +405,17 @@ func TestClusterReshardUnderTraffic(t *testing.T) {
 // seals).
 func (r *rig) get(names []string, slots []int) contract.OpState {
 	r.t.Helper()
-	return waitAccess(r.start(contract.GetDir, names, slots))
+	return waitAccess(r.t, r.start(contract.GetDir, names, slots))
 }
 
-// waitAccess polls op until its access leaves Open (bounded).
-func waitAccess(op contract.Operation) contract.OpState {
-	deadline := time.Now().Add(60 * time.Second)
+// waitAccess polls op until its access leaves Open, within a patient
+// bound; past it, it returns the state as it is (the caller checks it).
+func waitAccess(t testing.TB, op contract.Operation) contract.OpState {
+	ctx, cancel := bound(t, 60*time.Second, "an access ending").Context(context.Background())
+	defer cancel()
 	for {
 		st := op.Poll(nil)
-		if st.Access != contract.Open || time.Now().After(deadline) {
+		if st.Access != contract.Open || ctx.Err() != nil {
 			return st
 		}
 		time.Sleep(time.Millisecond)

@@ -3,7 +3,6 @@ package redisdrv
 import (
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 
@@ -31,7 +30,7 @@ func clusterSubject(t *testing.T, c *cluster, cfg Config, drivers *[]*Driver) fu
 		cc := cfg
 		cc.Logger = testLogger(t)
 		if cc.CallTimeout == 0 {
-			cc.CallTimeout = 30 * time.Second // a gate may hold a call for the suite's whole Wait
+			cc.CallTimeout = suiteCallTimeout
 		}
 		d := clusterDriver(t, c.Addrs(), cc)
 		mu.Lock()
@@ -78,7 +77,7 @@ func TestClusterConformance(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var drivers []*Driver
-			conformance.Run(t, conformance.Harness{New: clusterSubject(t, c, tc.cfg, &drivers), Thorough: true, Wait: 5 * time.Second})
+			conformance.Run(t, conformance.Harness{New: clusterSubject(t, c, tc.cfg, &drivers), Thorough: true, Wait: suiteWait})
 			var parts, split int64
 			for _, d := range drivers {
 				st := d.Stats()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kvshare/kvshare/patience"
 	"github.com/kvshare/kvshare/redisdrv/redistest"
 )
 
@@ -37,7 +38,7 @@ func startCluster(t *testing.T, o redistest.ClusterOptions) *cluster {
 // refresh reads the slot map again (after a move).
 func (c *cluster) refresh(t testing.TB) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := patience.For(t).Context(context.Background())
 	defer cancel()
 	owners, err := c.SlotMap(ctx)
 	require.NoError(t, err)
@@ -73,7 +74,7 @@ func clusterDriver(t *testing.T, seeds []string, cfg Config) *Driver {
 	t.Helper()
 	full, err := cfg.withDefaults()
 	require.NoError(t, err)
-	sc := StoreConfig{File: "test", Redis: RedisConfig{Cluster: true, Addresses: seeds, DialTimeout: 5 * time.Second,
+	sc := StoreConfig{File: "test", Redis: RedisConfig{Cluster: true, Addresses: seeds, DialTimeout: patience.Scaled(5 * time.Second),
 		Workers: full.Workers, RowsPerCall: full.RowsPerCall, BytesPerCall: full.BytesPerCall, CallTimeout: cfg.CallTimeout}}
 	require.NoError(t, sc.Validate())
 	opt, err := sc.ClientOption()
@@ -81,7 +82,7 @@ func clusterDriver(t *testing.T, seeds []string, cfg Config) *Driver {
 	if cfg.Logger == nil {
 		cfg.Logger = testLogger(t)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := patience.For(t).Context(context.Background())
 	defer cancel()
 	d, err := NewCluster(ctx, opt, cfg)
 	require.NoError(t, err)

@@ -11,6 +11,7 @@ import (
 	"github.com/redis/rueidis"
 
 	"github.com/kvshare/kvshare/conformance"
+	"github.com/kvshare/kvshare/patience"
 	"github.com/kvshare/kvshare/redisdrv/redistest"
 )
 
@@ -62,7 +63,7 @@ func realSubject(t *testing.T, s *server, cfg Config) func() (*conformance.Subje
 		c := cfg
 		c.Logger = testLogger(t)
 		if c.CallTimeout == 0 {
-			c.CallTimeout = 30 * time.Second // a gate may hold a call for the suite's whole Wait
+			c.CallTimeout = suiteCallTimeout
 		}
 		d := driverVia(t, p.Addr(), c)
 		x := &crashes{ps: []*redistest.Proxy{p}}
@@ -111,9 +112,10 @@ func pauseWrites(t *testing.T, servers []*server, ps []*redistest.Proxy) *writeP
 	g := &writePause{servers: servers, t: t, ps: ps, match: redistest.Command("SET")}
 	g.sets = g.seen()
 	for _, s := range servers {
-		// Long enough for any check; Release ends it sooner.
+		// Long enough for any check, however patient the run; Release
+		// ends it sooner.
 		if err := s.do(t, func(b rueidis.Builder) rueidis.Completed {
-			return b.ClientPause().Timeout(120000).Write().Build()
+			return b.ClientPause().Timeout(4 * suiteCallTimeout.Milliseconds()).Write().Build()
 		}).Error(); err != nil {
 			t.Errorf("CLIENT PAUSE: %v", err)
 		}
@@ -150,6 +152,17 @@ func (g *writePause) Release() {
 	})
 }
 
+// suiteWait is the harness's Wait on a real server or cluster, whose
+// answers come in milliseconds; the suite scales it by
+// KVSHARE_WAIT_SCALE.
+const suiteWait = 5 * time.Second
+
+// suiteCallTimeout is the drivers' CallTimeout under the suite: a gate
+// may hold a call for the suite's whole Wait, extended as often as
+// patience allows, so it outlasts that, scaled as the suite scales its
+// Wait, with a margin (30 s at scale 1).
+var suiteCallTimeout = patience.Scaled(time.Duration(1+patience.MaxExtensions)*suiteWait + 10*time.Second)
+
 // TestConformance runs the whole suite, thorough, against a real
 // server: with the default shape; with a row a part (each row its own
 // pipeline, so held-sibling fails one row while another is held); and
@@ -165,7 +178,7 @@ func TestConformance(t *testing.T) {
 		{"one-worker", Config{Workers: 1, RowsPerCall: 2}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			conformance.Run(t, conformance.Harness{New: realSubject(t, s, tc.cfg), Thorough: true, Wait: 5 * time.Second})
+			conformance.Run(t, conformance.Harness{New: realSubject(t, s, tc.cfg), Thorough: true, Wait: suiteWait})
 		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/redis/rueidis"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kvshare/kvshare/patience"
 	"github.com/kvshare/kvshare/redisdrv/redistest"
 )
 
@@ -42,7 +43,7 @@ func startServer(t *testing.T, o redistest.Options) *server {
 // restart broke is tried again, twice at most.
 func (s *server) do(t testing.TB, build func(b rueidis.Builder) rueidis.Completed) rueidis.RedisResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := patience.For(t).Context(context.Background())
 	defer cancel()
 	res := s.raw.Do(ctx, build(s.raw.B()))
 	for range 2 {
@@ -88,7 +89,7 @@ func driverVia(t *testing.T, addr string, cfg Config) *Driver {
 	t.Helper()
 	full, err := cfg.withDefaults()
 	require.NoError(t, err)
-	sc := StoreConfig{File: "test", Redis: RedisConfig{Address: addr, DialTimeout: 5 * time.Second,
+	sc := StoreConfig{File: "test", Redis: RedisConfig{Address: addr, DialTimeout: patience.Scaled(5 * time.Second),
 		Workers: full.Workers, RowsPerCall: full.RowsPerCall, BytesPerCall: full.BytesPerCall, CallTimeout: cfg.CallTimeout}}
 	opt, err := sc.ClientOption()
 	require.NoError(t, err)

@@ -54,7 +54,7 @@ func (r *rig) close() {
 		return
 	}
 	r.closedUp = true
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := bound(r.t, 30*time.Second, "the closing Drain").Context(context.Background())
 	defer cancel()
 	if !r.d.Drain(ctx) {
 		r.t.Errorf("Drain answered false at the end of the test: the region is kept")
@@ -113,7 +113,8 @@ func (r *rig) start(dir contract.Direction, names []string, slots []int) contrac
 // end of the test.
 func (r *rig) settle(op contract.Operation, slots []int) contract.OpState {
 	r.t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	ctx, cancel := bound(r.t, 60*time.Second, "an operation settling").Context(context.Background())
+	defer cancel()
 	for {
 		st := op.Poll(nil)
 		if st.Access != contract.Open {
@@ -122,7 +123,7 @@ func (r *rig) settle(op contract.Operation, slots []int) contract.OpState {
 			}
 			return st
 		}
-		require.True(r.t, time.Now().Before(deadline), "the operation's access did not end within 60 s: %v", st)
+		require.NoError(r.t, ctx.Err(), "the operation's access did not end within its bound (60 s scaled, extended only while the process was starved): %v", st)
 		time.Sleep(2 * time.Millisecond)
 	}
 }

@@ -8,25 +8,36 @@ import (
 
 	"github.com/redis/rueidis"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kvshare/kvshare/patience"
 )
 
-// waitBound bounds every wait in the tests.
-const waitBound = 10 * time.Second
+// waitBound bounds the waits of the tests that take a duration (a
+// connection's deadline): patience.Wait(), 10 s × KVSHARE_WAIT_SCALE.
+// The others wait through patience bounds (patience.For), extended only
+// while the process was starved.
+var waitBound = patience.Wait()
 
-// boundedCtx is a context for one step of a test, ended with the test.
+// boundedCtx is a context for one step of a test, ended with the test or
+// when its patience bound runs out.
 func boundedCtx(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), waitBound)
+	ctx, cancel := patience.For(t).Context(t.Context())
 	t.Cleanup(cancel)
 	return ctx
 }
 
-// waitUntil polls cond until it holds, failing t with msg after waitBound.
+// waitUntil polls cond until it holds, failing t with msg when the
+// test's patience bound runs out first.
 func waitUntil(t testing.TB, msg string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(waitBound)
+	ctx, cancel := patience.Bound{Span: patience.Wait(), What: t.Name() + ": " + msg, Logf: t.Logf}.Context(context.Background())
+	defer cancel()
 	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("still not the case after %v: %s", waitBound, msg)
+		if ctx.Err() != nil {
+			if cond() {
+				return
+			}
+			t.Fatalf("still not the case after the bound (%v, extended only while the process was starved): %s", patience.Wait(), msg)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

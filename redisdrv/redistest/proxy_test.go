@@ -19,6 +19,8 @@ import (
 	"github.com/redis/rueidis"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kvshare/kvshare/patience"
 )
 
 // proxied starts a server and a proxy in front of it, both ended with the
@@ -194,8 +196,8 @@ func TestHoldRepliesHoldsOneKeyWhileOtherConnectionsPass(t *testing.T) {
 		v, err := r.ToString()
 		require.NoError(t, err)
 		assert.Equal(t, "1", v)
-	case <-time.After(waitBound):
-		t.Fatalf("the held reply did not arrive within %v of Release", waitBound)
+	case <-boundedCtx(t).Done():
+		t.Fatalf("the held reply did not arrive within the bound of Release")
 	}
 	assert.False(t, hold.Holding("held"))
 	v, err := held.Do(boundedCtx(t), held.B().Get().Key("held").Build()).ToString()
@@ -217,7 +219,7 @@ func TestHoldingSeesCommandsBehindAHeldReply(t *testing.T) {
 
 	other := p.HoldReplies(Command("GET", "nothing"))
 	assert.False(t, other.Holding("b"), "another hold does not hold this connection")
-	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond) // an input: nothing is held there
 	defer cancel()
 	require.ErrorIs(t, other.Held(ctx), context.DeadlineExceeded)
 	other.Release()
@@ -494,9 +496,7 @@ func TestCloseWithTrafficInFlight(t *testing.T) {
 	cancel()
 	done := make(chan struct{})
 	go func() { clients.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(waitBound):
-		t.Fatalf("clients still running %v after their context ended", waitBound)
+	if !patience.For(t).Wait(done) {
+		t.Fatalf("clients still running a bound (%v) after their context ended", patience.Wait())
 	}
 }

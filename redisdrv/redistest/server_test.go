@@ -94,7 +94,7 @@ func TestFreezeAndResume(t *testing.T) {
 	require.NoError(t, s.Freeze())
 	assert.Equal(t, byte('T'), loopback.ProcState(s.PID()))
 	require.ErrorIs(t, s.Freeze(), ErrState)
-	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond) // an input: the server is frozen
 	err := c.Do(ctx, c.B().Get().Key("k").Build()).Error()
 	cancel()
 	require.ErrorIs(t, err, context.DeadlineExceeded, "a GET to a frozen server")
