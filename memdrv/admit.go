@@ -59,6 +59,9 @@ func (d *Driver) admit(dir Direction, b contract.RowBatch, h contract.Hint, onCh
 	d.open[op] = struct{}{}
 	for i := range b.Rows {
 		d.queue = append(d.queue, task{op: op, row: i})
+		if dir == PutDir {
+			d.queuedPuts[keys[i]]++
+		}
 	}
 	d.scene.admitted[dir]++
 	if h != nil {

@@ -52,6 +52,10 @@ type Driver struct {
 	open       map[*operation]struct{}
 	unprovable []*operation
 	writing    map[string]struct{} // keys a put of this driver is writing now
+	// queuedPuts counts, by key, the rows of admitted puts no worker has
+	// taken yet and that are still pending: keys this driver is putting
+	// too, for Lookup.
+	queuedPuts map[string]int
 	draining   bool
 	drained    bool // the last Drain returned true
 	closed     bool
@@ -89,14 +93,15 @@ func New(s *Store, o Options) *Driver {
 		workers = 2
 	}
 	return &Driver{
-		store:   s,
-		caps:    o.capabilities(),
-		workers: workers,
-		log:     log,
-		regions: make(map[contract.Registration]*registration),
-		open:    make(map[*operation]struct{}),
-		writing: make(map[string]struct{}),
-		wake:    make(chan struct{}),
+		store:      s,
+		caps:       o.capabilities(),
+		workers:    workers,
+		log:        log,
+		regions:    make(map[contract.Registration]*registration),
+		open:       make(map[*operation]struct{}),
+		writing:    make(map[string]struct{}),
+		queuedPuts: make(map[string]int),
+		wake:       make(chan struct{}),
 	}
 }
 

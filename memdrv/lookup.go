@@ -11,7 +11,8 @@ import (
 
 // Lookup is [contract.Looker] over the in-memory store, exact: a
 // complete object is Present, a key being written (another writer's, or
-// a put of this driver) InFlight, any other Absent. It refuses, with an
+// a put of this driver, from its admission on, whether a worker took the
+// row yet or not) InFlight, any other Absent. It refuses, with an
 // error wrapping [contract.ErrDriverRejected] and no look at the store,
 // after Drain, a batch without a key maker, an empty name, a name
 // without a key and a name twice. Its scenario hooks: [Driver.HoldLookups]
@@ -80,6 +81,9 @@ func (d *Driver) presentLocked(p *probe, dst []contract.Presence) []contract.Pre
 		start = end
 		_, failed := d.probes.failing[string(k)]
 		_, writing := d.writing[string(k)]
+		if !writing {
+			_, writing = d.queuedPuts[string(k)] // admitted is putting, taken or not
+		}
 		switch {
 		case failed:
 			dst = append(dst, contract.Unknown)

@@ -127,3 +127,45 @@ func BenchmarkLookup(b *testing.B) {
 		})
 	}
 }
+
+// A put admitted but not yet taken by a worker is one the driver is
+// putting: its key reads InFlight, whether the workers are paused or
+// busy with earlier rows; once the put is Ready the key is Present, and
+// a put cancelled before a worker took it leaves its key Absent.
+func TestLookupOfAPutNotYetTaken(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, memdrv.Options{Workers: 1})
+		resume := f.d.Pause()
+		f.write(0, 1)
+		queued := f.put(f.row(0, "queued"))
+		cancelled := f.put(f.row(1, "cancelled"))
+		got, err := f.d.Lookup(t.Context(), names("queued", "cancelled"), nil)
+		require.NoError(t, err)
+		assert.Equal(t, []contract.Presence{contract.InFlight, contract.InFlight}, got, "admitted, workers paused")
+
+		cancelled.Cancel()
+		synctest.Wait()
+		got, err = f.d.Lookup(t.Context(), names("queued", "cancelled"), nil)
+		require.NoError(t, err)
+		assert.Equal(t, []contract.Presence{contract.InFlight, contract.Absent}, got, "the cancelled put no longer puts")
+
+		gate := f.d.HoldKeys(memdrv.PutDir, "first")
+		resume()
+		first := f.put(f.row(2, "first"))
+		behind := f.put(f.row(3, "behind"))
+		require.NoError(t, gate.Held(t.Context()))
+		got, err = f.d.Lookup(t.Context(), names("first", "behind"), nil)
+		require.NoError(t, err)
+		assert.Equal(t, []contract.Presence{contract.InFlight, contract.InFlight}, got, "the one worker is busy with the first")
+
+		gate.Release()
+		synctest.Wait()
+		for _, op := range []contract.Operation{queued, first, behind} {
+			assert.Equal(t, contract.Ended, op.Poll(nil).Access)
+		}
+		got, err = f.d.Lookup(t.Context(), names("queued", "cancelled", "first", "behind"), nil)
+		require.NoError(t, err)
+		assert.Equal(t, []contract.Presence{contract.Present, contract.Absent, contract.Present, contract.Present}, got)
+		f.teardown()
+	})
+}

@@ -81,6 +81,9 @@ func (op *operation) cancelUntakenLocked(st contract.RowStatus) bool {
 			op.rows[i] = st
 			op.pending--
 			changed = true
+			if op.dir == PutDir {
+				op.d.unqueuePutLocked(op.keys[i])
+			}
 		}
 	}
 	if changed {

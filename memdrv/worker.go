@@ -65,6 +65,9 @@ func (d *Driver) takeLocked() (task, bool) {
 			continue // cancelled, or faulted after a crash, while queued
 		}
 		t.op.taken[t.row] = true
+		if t.op.dir == PutDir {
+			d.unqueuePutLocked(t.op.keys[t.row])
+		}
 		d.busy++
 		t.gate = d.gateForLocked(t.op.dir, t.op.keys[t.row])
 		t.rowEnd = d.scene.rowEnd
@@ -80,6 +83,16 @@ func (d *Driver) takeLocked() (task, bool) {
 		return t, true
 	}
 	return task{}, false
+}
+
+// unqueuePutLocked counts one row of key as no longer waiting for a
+// worker: taken, or ended before a worker took it.
+func (d *Driver) unqueuePutLocked(key string) {
+	if n := d.queuedPuts[key]; n > 1 {
+		d.queuedPuts[key] = n - 1
+	} else {
+		delete(d.queuedPuts, key)
+	}
 }
 
 // runRow runs a taken row, records its final status, and calls the
