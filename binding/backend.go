@@ -85,23 +85,34 @@ type Backend struct {
 	rowsLent   int64
 	bytesLent  int64
 	violation  *ViolationError
-	closing    bool   // Shutdown was called
-	stuck      string // why the hold can never be released by the binding, or ""
-	released   bool   // the hold was released
-	closed     chan struct{}
-	changed    chan struct{} // closed and replaced when waiters should look again
-	waiting    bool          // someone holds changed
-	slowTimer  *time.Timer
-	slowArmed  bool
-	retiring   bool // the retiring goroutine runs
-	reclaim    reclaimState
+	closing    bool // Shutdown was called
+	// handingBack: the retiring goroutine saw no attempt open, no lookup
+	// in flight and no reclaim under way, and drains, unbinds and
+	// releases; from then on only it (and Close, last) calls the driver.
+	handingBack bool
+	stuck       string // why the hold can never be released by the binding, or ""
+	released    bool   // the hold was released
+	closed      chan struct{}
+	changed     chan struct{} // closed and replaced when waiters should look again
+	waiting     bool          // someone holds changed
+	slowTimer   *time.Timer
+	slowArmed   bool
+	// retiring says the retiring goroutine runs. The goroutine clears it
+	// in the same critical section in which it decides to stop, so
+	// whoever reads it false under the lock knows nobody will retire the
+	// regions unless it starts the goroutine again (see reclaimEndedLocked).
+	retiring bool
+	// retireStopped, set only by tests, runs when the retiring goroutine
+	// has decided to stop and unlocked: where a give-back once found the
+	// flag still set.
+	retireStopped func()
+	reclaim       reclaimState
 
 	lookups, lookupNames, lookupPresent int64     // Lookup's counts
+	lookupsIn                           int       // lookups in flight: between their admission and their answer
 	cutters                             sync.Pool // *rowbatch.Cutter, for Lookup
 
-	ownsDriver bool       // made by Open: Close closes the driver
-	closeMu    sync.Mutex // one Close at a time
-	closeDone  bool       // Close returned nil
+	owned *ownedDriver // made by Open: Close closes the driver, last
 }
 
 var _ contract.Backend = (*Backend)(nil)
@@ -193,7 +204,7 @@ func New(r *Regions, cfg Config) (*Backend, error) {
 		wake:    cfg.Wake,
 		log:     log,
 		slow:    slow,
-		reclaim: reclaimState{above: cfg.ReclaimAbove, wait: cmp.Or(cfg.ReclaimWait, DefaultReclaimWait)},
+		reclaim: reclaimState{turn: newTurn(), above: cfg.ReclaimAbove, wait: cmp.Or(cfg.ReclaimWait, DefaultReclaimWait)},
 		open:    make(map[*attempt]struct{}),
 		closed:  make(chan struct{}),
 		changed: make(chan struct{}),

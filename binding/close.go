@@ -39,38 +39,34 @@ func (e *HeldError) Error() string {
 func (e *HeldError) Unwrap() error { return e.Err }
 
 // Close gives everything back in the owner's order: it stops taking
-// submissions and forces outcomes (Shutdown), waits within ctx until
-// every attempt has quiesced, every region is unregistered and the hold
-// released, and then — for a backend made by [Open] — closes the driver.
-// It returns nil once all of that is done, or a [*HeldError] saying what
-// is still held: matching [ErrHeldForGood] at once when nothing more can
-// change, else ctx's error when ctx ended first. Memory still lent stays
-// lent; Close never frees anything.
+// submissions and lookups and forces outcomes (Shutdown), waits within
+// ctx until every attempt has quiesced, every lookup in flight has
+// returned, every region is unregistered and the hold released, and then
+// — for a backend made by [Open] — closes the driver. It returns nil once
+// all of that is done, or a [*HeldError] saying what is still held:
+// matching [ErrHeldForGood] at once when nothing more can change (no
+// reclaim is under way that could give a call back), else ctx's error
+// when ctx ended first. Memory still lent stays lent; Close never frees
+// anything.
 //
 // Close may be called again after an error: it goes on where it stopped.
-// After it returned nil it does nothing and returns nil. A backend made
-// by [New] does not own its driver: Close then does all but close it,
-// which stays its opener's to do.
+// After it returned nil it does nothing and returns nil. Several Closes
+// may run at once; each waits within its own context, whatever the
+// others wait for. A backend made by [New] does not own its driver:
+// Close then does all but close it, which stays its opener's to do.
 func (b *Backend) Close(ctx context.Context) error {
-	b.closeMu.Lock()
-	defer b.closeMu.Unlock()
-	if b.closeDone {
-		return nil
-	}
-	if held := b.Shutdown(ctx); len(held) > 0 {
+	held, why := b.shutdown(ctx)
+	if len(held) > 0 {
 		b.mu.Lock()
-		e := &HeldError{Held: held, RowsLent: b.rowsLent, BytesLent: b.bytesLent, Err: ctx.Err()}
-		if b.finalLocked() || e.Err == nil {
-			e.Err = ErrHeldForGood
-		}
+		e := &HeldError{Held: held, RowsLent: b.rowsLent, BytesLent: b.bytesLent, Err: why}
 		b.mu.Unlock()
 		return e
 	}
-	if b.ownsDriver {
-		if err := b.drv.Close(); err != nil {
-			return fmt.Errorf("kvshare/binding: everything given back, but closing the driver failed: %w", err)
-		}
+	if b.owned == nil {
+		return nil
 	}
-	b.closeDone = true
+	if err := b.owned.close(ctx, false); err != nil {
+		return fmt.Errorf("kvshare/binding: everything given back, but the driver is not closed: %w", err)
+	}
 	return nil
 }

@@ -35,6 +35,13 @@ var (
 	// owns. Nothing was unregistered or released; the backend unbinds
 	// the regions itself after Shutdown.
 	ErrOwned = errors.New("kvshare/binding: the regions belong to a backend")
+
+	// ErrDriverOpen: the Unbind of a failed [Open]'s
+	// [*LiveRegistrationError] revoked every registration and released
+	// the hold — the memory is free again — but the driver did not drain
+	// within its context, so it is still open (undrained, unclosed). A
+	// later Unbind drains and closes it.
+	ErrDriverOpen = errors.New("kvshare/binding: the driver is still open")
 )
 
 // SubmissionError is a view, hint or destination the backend refused
@@ -107,7 +114,7 @@ type LiveRegistrationError struct {
 	Held    []string
 	Err     error
 	regions *Regions
-	then    func() error // after a successful Unbind: Open closes its driver
+	driver  *ownedDriver // Open's driver, closed after a successful Unbind; nil from Bind
 }
 
 // Error names what is held and the driver's answer.
@@ -119,16 +126,22 @@ func (e *LiveRegistrationError) Error() string {
 func (e *LiveRegistrationError) Unwrap() []error { return []error{ErrRegistrationMayBeLive, e.Err} }
 
 // Unbind revokes what is held and then releases the hold; see
-// [Regions.Unbind]. For an error of [Open], it then closes the driver.
+// [Regions.Unbind]. For an error of [Open], it then drains and closes
+// the driver; every step runs under ctx, the context of this call. When
+// the driver does not drain, the error wraps [ErrDriverOpen] (and ctx's
+// error if ctx ended): the memory is free again, the driver still open,
+// and calling Unbind again drains and closes it. It is safe to call from
+// several goroutines at once; each waits within its own context.
 func (e *LiveRegistrationError) Unbind(ctx context.Context) error {
 	if err := e.regions.Unbind(ctx); err != nil {
 		return err
 	}
-	if then := e.then; then != nil {
-		if err := then(); err != nil {
-			return err
-		}
-		e.then = nil
+	if e.driver == nil {
+		return nil
+	}
+	if err := e.driver.close(ctx, true); err != nil {
+		return fmt.Errorf("%w: every registration is revoked and the hold released, so the memory is free again; "+
+			"the driver is not closed (Unbind again drains and closes it): %w", ErrDriverOpen, err)
 	}
 	return nil
 }

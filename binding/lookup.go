@@ -48,6 +48,12 @@ type LookupResult struct {
 // a name twice). What the store has not answered when ctx ends is
 // Unknown; the driver's refusal of a call is returned, with the rows
 // answered so far. Nothing is allocated per row beyond the answer.
+//
+// A lookup is in flight from its admission to its answer: Shutdown and
+// Close never drain, unregister or close the driver beside one, and wait
+// for it (within their own contexts). A lookup in flight when the
+// backend shuts down asks nothing more after the group it is asking: its
+// later groups are Unknown, and its error wraps ErrSubmissionRejected.
 func (b *Backend) Lookup(ctx context.Context, v contract.View, o LookupOptions) (LookupResult, error) {
 	looker, ok := b.drv.(contract.Looker)
 	if !ok {
@@ -55,11 +61,17 @@ func (b *Backend) Lookup(ctx context.Context, v contract.View, o LookupOptions) 
 	}
 	b.mu.Lock()
 	err := b.rejectedLocked()
+	if err == nil {
+		b.lookupsIn++ // in flight: Shutdown's retiring goroutine waits for it
+	}
 	b.mu.Unlock()
 	if err != nil {
 		return LookupResult{}, err
 	}
 	if err := validateNames(v); err != nil {
+		b.mu.Lock()
+		b.lookupLeftLocked()
+		b.mu.Unlock()
 		return LookupResult{}, err
 	}
 	res := LookupResult{Rows: make([]contract.Presence, rowsOf(v))}
@@ -68,9 +80,26 @@ func (b *Backend) Lookup(ctx context.Context, v contract.View, o LookupOptions) 
 	b.lookups++
 	b.lookupNames += int64(asked)
 	b.lookupPresent += int64(present)
+	b.lookupLeftLocked()
 	b.mu.Unlock()
 	res.Bound = v.PresentBound(res.Rows)
 	return res, err
+}
+
+// lookupLeftLocked counts a lookup out of flight; the last one out after
+// Shutdown wakes the retiring goroutine.
+func (b *Backend) lookupLeftLocked() {
+	b.lookupsIn--
+	if b.lookupsIn == 0 && b.closing {
+		b.broadcastLocked()
+	}
+}
+
+// shutDown reports whether Shutdown was called.
+func (b *Backend) shutDown() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.closing
 }
 
 // ask asks the driver group by group, cut at repeated names, writing
@@ -82,7 +111,11 @@ func (b *Backend) ask(ctx context.Context, looker contract.Looker, v contract.Vi
 	}
 	defer b.cutters.Put(cutter)
 	limit, base := -1, 0
-	for _, g := range v.Groups {
+	for gi, g := range v.Groups {
+		if gi > 0 && b.shutDown() {
+			return asked, present, fmt.Errorf("%w: the backend was shut down during the lookup; groups %d to %d not asked",
+				contract.ErrSubmissionRejected, gi, len(v.Groups)-1)
+		}
 		n := len(g.Names)
 		want := n
 		if !o.Every && limit >= 0 {

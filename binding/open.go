@@ -28,10 +28,11 @@ type Loan struct {
 //     closed. The lender may free its memory.
 //   - A [*LiveRegistrationError]: a registration may be live, so the hold
 //     is kept and d stays open. Its Unbind revokes what is held, releases
-//     the hold and then closes d; until it succeeds, keep the memory.
+//     the hold and then drains and closes d, all under its own context;
+//     until the hold is released, keep the memory.
 //
-// ctx bounds the cleanup of a failed Open (unregistering what registered,
-// draining d).
+// ctx bounds the cleanup a failed Open does itself (unregistering what
+// registered, draining d); never a step left for later.
 func Open(ctx context.Context, loan Loan, d contract.Driver, cfg Config) (*Backend, error) {
 	if d == nil {
 		if loan.Hold != nil {
@@ -39,39 +40,29 @@ func Open(ctx context.Context, loan Loan, d contract.Driver, cfg Config) (*Backe
 		}
 		return nil, fmt.Errorf("%w: no driver", contract.ErrConstructionRejected)
 	}
+	owned := newOwnedDriver(d)
 	if _, err := cfg.check(); err != nil {
 		if loan.Hold != nil {
 			loan.Hold.Release()
 		}
-		return nil, errors.Join(err, closeDriver(ctx, d))
+		return nil, errors.Join(err, owned.close(ctx, true))
 	}
 	r, err := Bind(d, loan.Regions, loan.Hold)
 	if err != nil {
 		var live *LiveRegistrationError
 		if errors.As(err, &live) {
-			live.then = func() error { return closeDriver(ctx, d) }
+			live.driver = owned // drained and closed by its Unbind, under Unbind's context
 			return nil, err
 		}
-		return nil, errors.Join(err, closeDriver(ctx, d))
+		return nil, errors.Join(err, owned.close(ctx, true))
 	}
 	b, err := New(r, cfg)
 	if err != nil { // not the config, checked above: regions nobody else can hold
 		if uerr := r.Unbind(ctx); uerr != nil {
 			return nil, errors.Join(err, uerr)
 		}
-		return nil, errors.Join(err, closeDriver(ctx, d))
+		return nil, errors.Join(err, owned.close(ctx, true))
 	}
-	b.ownsDriver = true
+	b.owned = owned
 	return b, nil
-}
-
-// closeDriver drains d within ctx and closes it.
-func closeDriver(ctx context.Context, d contract.Driver) error {
-	if !d.Drain(ctx) {
-		return errors.New("kvshare/binding: the driver did not drain, so it was not closed")
-	}
-	if err := d.Close(); err != nil {
-		return fmt.Errorf("kvshare/binding: closing the driver: %w", err)
-	}
-	return nil
 }

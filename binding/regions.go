@@ -34,7 +34,7 @@ type Regions struct {
 	served  []bool
 	hold    Hold
 
-	unbindMu sync.Mutex // serialises unbind
+	unbindTurn turn // one unbind at a time; each waits within its own context
 
 	mu        sync.Mutex
 	regs      []*registration // in registration order
@@ -92,6 +92,8 @@ func Bind(d contract.Driver, regions []contract.SlotRegion, hold Hold) (*Regions
 		regions: slices.Clone(regions),
 		served:  make([]bool, len(regions)),
 		hold:    hold,
+
+		unbindTurn: newTurn(),
 	}
 	empty := 0
 	for i, reg := range regions {

@@ -13,29 +13,42 @@ import (
 // it tries again after each, for as long as it takes.
 const retireTry = 10 * time.Second
 
-// Shutdown stops taking submissions (later ones get an error wrapping
-// contract.ErrSubmissionRejected), forces the outcome of every attempt
-// whose outcome is not known (fault: [ErrOutcomeForced]; calls not yet
-// handed over end Cancelled), calls Wake, and waits within ctx.
+// Shutdown stops taking submissions and lookups (later ones get an
+// error wrapping contract.ErrSubmissionRejected), forces the outcome of
+// every attempt whose outcome is not known (fault: [ErrOutcomeForced];
+// calls not yet handed over end Cancelled), calls Wake, and waits within
+// ctx.
 //
 // On its first call it starts one goroutine that asks the driver to
 // cancel what it still holds for those attempts, waits for every attempt
-// to quiesce, drains the driver, unregisters every region (a refusal is
-// retried, never skipped) and then releases the lender's hold and closes
-// [Backend.Closed].
+// to quiesce and every lookup in flight to return, drains the driver,
+// unregisters every region (a refusal is retried, never skipped) and
+// then releases the lender's hold and closes [Backend.Closed].
 //
 // Shutdown returns nil once the hold is released. It returns the labels
 // of what is still held when ctx ends first, or at once when what is left
-// can never change (every attempt not quiesced holds an unprovable call,
-// or the hold can never be released): "attempt <id> (fetch|publish)" for
-// each attempt not quiesced, in submission order, then "region <index>"
-// for each region still registered, or, when nothing else is left but
-// the hold's Release has not returned, "hold". Shutdown itself never
-// calls the driver. Calling it again waits again.
+// can never change (every attempt not quiesced holds an unprovable call
+// and no reclaim is under way, or the hold can never be released):
+// "attempt <id> (fetch|publish)" for each attempt not quiesced, in
+// submission order, "lookups in flight (<n>)" while lookups have not
+// returned, then "region <index>" for each region still registered, or,
+// when nothing else is left but the hold's Release has not returned,
+// "hold". Shutdown itself never calls the driver. Calling it again waits
+// again; calls from several goroutines each wait within their own
+// context.
 //
 // The owner's cleanup order: Shutdown returns no labels, so the binding
-// has released the hold; then whoever opened the driver closes it, last.
+// has released the hold and no lookup is in the driver; then whoever
+// opened the driver closes it, last.
 func (b *Backend) Shutdown(ctx context.Context) []string {
+	held, _ := b.shutdown(ctx)
+	return held
+}
+
+// shutdown is Shutdown, also saying why it stopped waiting while
+// something is held: ErrHeldForGood when nothing more can change, else
+// ctx's error. Both are decided in the critical section that saw them.
+func (b *Backend) shutdown(ctx context.Context) ([]string, error) {
 	b.mu.Lock()
 	published := false
 	if !b.closing {
@@ -61,50 +74,65 @@ func (b *Backend) Shutdown(ctx context.Context) []string {
 		b.mu.Lock()
 		if b.released {
 			b.mu.Unlock()
-			return nil
+			return nil, nil
 		}
 		final := b.finalLocked()
 		changed := b.changedLocked()
 		b.mu.Unlock()
 		if final {
-			return b.held()
+			return b.held(), ErrHeldForGood
 		}
 		select {
 		case <-changed:
 		case <-ctx.Done():
-			return b.held()
+			return b.held(), ctx.Err()
 		}
 	}
 }
 
-// finalLocked reports whether what is held can never change: attempts
-// remain and each holds an unprovable call (so none will quiesce and the
-// regions stay registered), or none remains and the retiring goroutine
-// gave up.
+// finalLocked reports whether what is held can never change: the
+// retiring goroutine gave up, or attempts remain, each holds an
+// unprovable call (so none will quiesce and the regions stay registered)
+// and no reclaim is under way that could give one back.
 func (b *Backend) finalLocked() bool {
+	if b.stuck != "" {
+		return true
+	}
+	if len(b.open) == 0 || b.reclaim.pending > 0 {
+		return false
+	}
 	for a := range b.open {
 		if a.unprovable == 0 {
 			return false
 		}
 	}
-	return len(b.open) > 0 || b.stuck != ""
+	return true
 }
 
 // held returns the labels of what is still held: attempts not quiesced,
-// regions not confirmed unregistered, and "hold" when nothing else is
-// left but the lender's hold, whose Release has not returned yet.
+// lookups in flight, regions not confirmed unregistered, and "hold" when
+// nothing else is left but the lender's hold, whose Release has not
+// returned yet.
 func (b *Backend) held() []string {
 	b.mu.Lock()
 	open := make([]*attempt, 0, len(b.open))
 	for a := range b.open {
 		open = append(open, a)
 	}
+	lookups := b.lookupsIn
+	reclaiming := b.reclaim.pending > 0
 	released := b.released
 	b.mu.Unlock()
 	slices.SortFunc(open, func(x, y *attempt) int { return cmp.Compare(x.id, y.id) })
 	var labels []string
 	for _, a := range open {
 		labels = append(labels, a.String())
+	}
+	if lookups > 0 {
+		labels = append(labels, fmt.Sprintf("lookups in flight (%d)", lookups))
+	}
+	if reclaiming {
+		labels = append(labels, reclaimLabel)
 	}
 	labels = append(labels, b.regions.Held()...)
 	if len(labels) == 0 && !released {
@@ -118,16 +146,21 @@ func (b *Backend) held() []string {
 // returned (it is slow, or under way as the context ended).
 const holdLabel = "hold"
 
-// retire runs after the first Shutdown (and again after a Reclaim that
-// gave back what had stopped it): it cancels, waits for quiescence,
-// drains, unbinds and releases the hold, or stops when that can never be
-// done safely.
+// reclaimLabel is Shutdown's label for a reclaim under way, which the
+// retiring goroutine waits for: it may give calls back, and no Drain,
+// Unregister or Close runs beside a Recycle.
+const reclaimLabel = "reclaim under way"
+
+// retire runs after the first Shutdown (and again after a reclaim that
+// ended while it was stopped): it cancels, waits for quiescence and for
+// the lookups in flight, drains, unbinds and releases the hold, or stops
+// when that can never be done safely.
+//
+// It owns the flag b.retiring: every way out clears it in the same
+// critical section that decided to leave, so no reclaim can read it set
+// after the goroutine has decided to stop (the gap in which a give-back
+// would find nobody to go on).
 func (b *Backend) retire() {
-	defer func() {
-		b.mu.Lock()
-		b.retiring = false
-		b.mu.Unlock()
-	}()
 	b.mu.Lock()
 	var cancels []*call
 	for a := range b.open {
@@ -136,23 +169,25 @@ func (b *Backend) retire() {
 	b.mu.Unlock()
 	b.cancelCalls(cancels)
 
-	for {
-		b.mu.Lock()
-		if len(b.open) == 0 {
-			b.mu.Unlock()
-			break
-		}
+	b.mu.Lock()
+	for len(b.open) > 0 || b.lookupsIn > 0 || b.reclaim.pending > 0 {
 		if b.finalLocked() {
-			// Every attempt left holds an unprovable call: none will
-			// ever quiesce, so the regions stay registered for good.
+			// Every attempt left holds an unprovable call and no reclaim
+			// is under way: none will quiesce, so the regions stay
+			// registered until a reclaim starts this goroutine again.
+			b.retiring = false
 			b.mu.Unlock()
+			if b.retireStopped != nil {
+				b.retireStopped()
+			}
 			return
 		}
 		changed := b.changedLocked()
 		b.mu.Unlock()
 		<-changed
+		b.mu.Lock()
 	}
-	b.mu.Lock()
+	b.handingBack = true // no lookup or reclaim starts from now on
 	v := b.violation
 	b.mu.Unlock()
 	if v != nil {
@@ -164,6 +199,7 @@ func (b *Backend) retire() {
 	}
 	b.mu.Lock()
 	b.released = true
+	b.retiring = false
 	close(b.closed)
 	b.broadcastLocked()
 	b.mu.Unlock()
@@ -213,10 +249,12 @@ func (b *Backend) unbind() bool {
 	}
 }
 
-// giveUp records that the binding will never release the hold.
+// giveUp records that the binding will never release the hold; the
+// retiring goroutine, which calls it, stops.
 func (b *Backend) giveUp(reason string) {
 	b.mu.Lock()
 	b.stuck = reason
+	b.retiring = false
 	b.broadcastLocked()
 	b.mu.Unlock()
 	b.log.Error("kvshare/binding: the lender's hold is kept for good", "reason", reason)

@@ -28,7 +28,9 @@ const (
 // Unbind on a binding a [Backend] owns is refused with [ErrOwned] and
 // asks the driver nothing: the backend unbinds its regions itself after
 // Shutdown. Once Unbind was called, [New] refuses the binding, whether
-// Unbind succeeded or not.
+// Unbind succeeded or not. Unbinds from several goroutines take turns;
+// one waiting for its turn gives up when its ctx ends, with the same
+// error.
 func (r *Regions) Unbind(ctx context.Context) error {
 	r.mu.Lock()
 	if r.owned {
@@ -42,8 +44,14 @@ func (r *Regions) Unbind(ctx context.Context) error {
 
 // unbind is Unbind without the ownership check: the backend's way.
 func (r *Regions) unbind(ctx context.Context) error {
-	r.unbindMu.Lock()
-	defer r.unbindMu.Unlock()
+	if err := r.unbindTurn.take(ctx); err != nil {
+		what := "every region is unregistered, the hold not yet released"
+		if held := r.Held(); len(held) > 0 {
+			what = strings.Join(held, ", ") + " still registered"
+		}
+		return fmt.Errorf("kvshare/binding: %s (another Unbind is under way): %w", what, err)
+	}
+	defer r.unbindTurn.give()
 	pause := firstRetry
 	for {
 		left, last := r.revokePass()
