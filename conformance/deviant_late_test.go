@@ -8,6 +8,7 @@ import (
 
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/memdrv"
+	"github.com/kvshare/kvshare/patience"
 )
 
 // Deviations that show well after what triggered them, usually after
@@ -15,8 +16,10 @@ import (
 // Wait before it looks a last time, catches them every time.
 
 // lateBy is how long after the trigger the late deviants act: far longer
-// than a check takes, far shorter than selfWait.
-const lateBy = selfWait / 6
+// than a check takes, far shorter than selfWait as the suite scales it
+// (KVSHARE_WAIT_SCALE), so that a thorough run's last look, a scaled
+// Wait after the last access end, always comes after it.
+var lateBy = patience.Scaled(selfWait) / 6
 
 // lateCallbacks calls every onChange it was given once more, lateBy
 // after each Drain that returned true.

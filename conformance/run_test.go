@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kvshare/kvshare/memdrv"
+	"github.com/kvshare/kvshare/patience"
 )
 
 // TestMemdrv runs the whole suite against the in-memory driver in the
@@ -256,6 +257,6 @@ func TestHungHookFails(t *testing.T) {
 	}})
 	r := root.find("get-round-trip")
 	require.NotNil(t, r)
-	assert.Equal(t, []string{"get-round-trip: the Seed hook did not return within 1s"}, r.findings())
+	assert.Equal(t, []string{"get-round-trip: the Seed hook did not return within " + patience.Scaled(time.Second).String()}, r.findings(), "the harness's Wait, as the suite scales it")
 	assert.True(t, anyContains(r.logged(), "kept region r1 "), "logs: %q", r.logged())
 }

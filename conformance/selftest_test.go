@@ -12,6 +12,7 @@ import (
 
 	"github.com/kvshare/kvshare/memdrv"
 	"github.com/kvshare/kvshare/memdrv/broken"
+	"github.com/kvshare/kvshare/patience"
 )
 
 // selfWait is the Wait of every harness of the self-test. The self-test
@@ -20,6 +21,10 @@ import (
 // one selfWait plus the work, and a catch never depends on a bound
 // tighter than this.
 const selfWait = 3 * time.Second
+
+// selfWaitText is selfWait as the suite scales it (KVSHARE_WAIT_SCALE)
+// and as its findings write it.
+var selfWaitText = patience.Scaled(selfWait).String()
 
 // pairings says, for every broken driver, which check must catch it and
 // what its finding says. opts are the driver's options (a one-direction
@@ -61,7 +66,7 @@ var pairings = []struct {
 	{rule: broken.DrainIgnoresCallbacks, check: "drain-busy-callback", violation: "returned true while a worker was inside onChange", shape: noHoldNoPause},
 	{rule: broken.DrainTrueWhenDeadline, check: "drain-deadline", violation: "Drain returned true when its context ended while the row still ran in the store"},
 	{rule: broken.DrainTrueWhenDeadline, check: "drain-busy-callback", violation: "Drain returned true when its context ended while a worker was inside onChange", shape: noHoldNoPause},
-	{rule: broken.DrainTrueUnprovableWithTime, check: "unprovable-terminal", violation: "its context with 3s left, returned true while the operation's access is unprovable"},
+	{rule: broken.DrainTrueUnprovableWithTime, check: "unprovable-terminal", violation: "its context with " + selfWaitText + " left, returned true while the operation's access is unprovable"},
 	{rule: broken.AdmitsAfterFalseDrain, check: "rejects-after-false-drain", violation: "admitted, want refused with ErrDriverRejected: a Drain stops taking work, whatever it answers", shape: noHoldNoPause},
 	{rule: broken.CloseAfterFalseDrain, check: "close-after-false-drain", violation: "Close succeeded after only Drains that answered false", shape: noHoldNoPause},
 	{rule: broken.RowsReversed, check: "verdict-order/get", violation: "rows of mixed verdicts end each with its own verdict, in batch order"},
@@ -88,11 +93,11 @@ var pairings = []struct {
 	{rule: broken.PresentForOwnPut, check: "lookup-own-put", violation: "reads present while this driver's own put of it"},
 	{rule: broken.PresentForTorn, check: "lookup-whole", violation: `name "crashed" read present, but a get made right after ended [miss]`},
 	{rule: broken.PresentForTorn, check: "lookup-whole", violation: `name "crashed" read present, but the store holds no complete object under its key`, opts: memdrv.Options{Put: true}},
-	{rule: broken.LookupIgnoresDeadline, check: "lookup-deadline", violation: "did not return within 3s once its context ended, its call held inside the store"},
+	{rule: broken.LookupIgnoresDeadline, check: "lookup-deadline", violation: "did not return within " + selfWaitText + " once its context ended, its call held inside the store"},
 	{rule: broken.DrainTrueWhileLookupInside, check: "lookup-deadline", violation: "Drain returned true while the lookup was held inside the store, its context not yet ended"},
 	{rule: broken.DrainTrueWhileLookupInside, check: "lookup-deadline", violation: "Drain returned true while the lookup was abandoned at its context's end"},
-	{rule: broken.LookupBlocksAdmission, check: "lookup-concurrent", violation: "Put did not return within 3s (a lookup is held inside the store meanwhile: a lookup blocked in the store holds up no Put, Get or Poll)"},
-	{rule: broken.LookupBlocksAdmission, check: "lookup-concurrent", violation: "Get did not return within 3s (a lookup is held inside the store meanwhile", opts: memdrv.Options{Get: true}},
+	{rule: broken.LookupBlocksAdmission, check: "lookup-concurrent", violation: "Put did not return within " + selfWaitText + " (a lookup is held inside the store meanwhile: a lookup blocked in the store holds up no Put, Get or Poll)"},
+	{rule: broken.LookupBlocksAdmission, check: "lookup-concurrent", violation: "Get did not return within " + selfWaitText + " (a lookup is held inside the store meanwhile", opts: memdrv.Options{Get: true}},
 }
 
 // noPause takes away the hook that leaves rows unstarted: the check must
