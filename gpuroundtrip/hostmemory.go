@@ -15,8 +15,7 @@ func mapMemory(n int) ([]byte, *hostmem.Memory, error) {
 }
 
 // unmapMemory unmaps what mapMemory mapped: the stand-in device is the
-// memory's only user, so its free is the hold's release.
+// memory's only user and never lends it (no hold is taken), so it frees.
 func unmapMemory(m *hostmem.Memory) error {
-	m.Release()
 	return m.Free()
 }

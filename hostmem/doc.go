@@ -1,8 +1,8 @@
 // Package hostmem allocates host memory an engine can lend to kvshare:
 // page-aligned, outside the Go heap (an anonymous mmap, so the collector
 // never moves or frees it under a transfer), described as
-// [contract.SlotRegion]s for the geometry the caller gives, and its own
-// hold.
+// [contract.SlotRegion]s for the geometry the caller gives, with a
+// counted hold for each loan of it.
 //
 // [Map] maps one [Memory]: Regions regions of SlotCount slots of
 // SlotBytes each. On request it uses huge pages (2 MiB or 1 GiB) and
@@ -14,16 +14,18 @@
 // mapping that could not get what it asked for still works with what it
 // got, saying so.
 //
-// A Memory is the hold binding takes: lend it with
+// Each loan takes a hold of its own ([Memory.Hold]) that binding takes:
 //
-//	binding.Open(ctx, binding.Loan{Regions: mem.Regions(), Hold: mem}, driver, cfg)
+//	hold, err := mem.Hold()
+//	binding.Open(ctx, binding.Loan{Regions: mem.Regions(), Hold: hold}, driver, cfg)
 //
 // and [Memory.Free] is refused (an error wrapping [ErrLent], nothing
-// unmapped) until the binding released it, that is until every region is
-// confirmed unregistered. A Memory whose hold is kept for good
-// ([Memory.KeepForGood], after binding's Close answered ErrHeldForGood)
-// refuses Free for good, saying why. [Totals] counts what every Memory
-// of the process mapped, locked and freed.
+// unmapped) while any hold taken is unreleased, that is until every
+// borrower confirmed every region unregistered; memory never lent frees
+// at once. A hold kept for good ([Hold.KeepForGood], after binding's
+// Close answered ErrHeldForGood) refuses Free for good, saying why.
+// [Totals] counts what every Memory of the process mapped, locked and
+// freed.
 //
 // It imports only contract and golang.org/x/sys/unix, which has the
 // mmap, madvise, mlock and rlimit calls and constants the standard

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -79,31 +80,91 @@ func TestMapLaysOutRegionsOfSlots(t *testing.T) {
 	assert.Equal(t, before.Maps+1, Totals().Maps)
 	assert.Equal(t, before.Mapped+rep.Bytes, Totals().Mapped)
 
-	m.Release()
-	require.NoError(t, m.Free())
+	require.NoError(t, m.Free(), "never lent: freed at once")
 	require.NoError(t, m.Free(), "freeing freed memory does nothing")
 	assert.Equal(t, before.Frees+1, Totals().Frees)
 	assert.Equal(t, before.MappedNow, Totals().MappedNow)
 	assert.Panics(t, func() { m.Slot(0, 0) }, "no slot of freed memory")
 }
 
-// Free is refused until the hold is released, and for good after it is
-// kept for good.
-func TestFreeWaitsForTheHold(t *testing.T) {
+// Each loan takes its own hold: Free is refused while any hold taken is
+// not released, counting them, and allowed once every one is (a second
+// Release of one hold counts once); freed memory gives no hold.
+func TestFreeWaitsForEveryHold(t *testing.T) {
 	m, err := Map(Geometry{SlotBytes: 4096, SlotCount: 2}, Options{})
+	require.NoError(t, err)
+	first, err := m.Hold()
+	require.NoError(t, err)
+	second, err := m.Hold()
 	require.NoError(t, err)
 	err = m.Free()
 	require.ErrorIs(t, err, ErrLent)
-	assert.ErrorContains(t, err, "the hold is not released")
+	assert.ErrorContains(t, err, "2 of 2 holds not released")
 	m.Slot(0, 1)[0] = 1 // still mapped
 
+	first.Release()
+	first.Release()
+	assert.True(t, first.Released())
+	assert.False(t, second.Released())
+	err = m.Free()
+	require.ErrorIs(t, err, ErrLent, "the second loan still holds it")
+	assert.ErrorContains(t, err, "1 of 2 holds not released")
+	m.Slot(0, 1)[0] = 2
+
+	second.Release()
+	require.NoError(t, m.Free())
+	_, err = m.Hold()
+	require.ErrorIs(t, err, ErrFreed)
+}
+
+// A hold kept for good refuses Free for good, naming why, even after a
+// release and whatever the other holds do.
+func TestAHoldKeptForGood(t *testing.T) {
+	m, err := Map(Geometry{SlotBytes: 4096, SlotCount: 2}, Options{})
+	require.NoError(t, err)
+	kept, err := m.Hold()
+	require.NoError(t, err)
+	other, err := m.Hold()
+	require.NoError(t, err)
+
 	held := errors.New("kvshare/binding: held for good")
-	m.KeepForGood(held)
-	m.Release() // even a release after that
+	kept.KeepForGood(held)
+	kept.KeepForGood(errors.New("a later reason")) // the first is kept
+	kept.Release()                                 // even a release after that
+	other.Release()
 	err = m.Free()
 	require.ErrorIs(t, err, ErrLent)
 	assert.ErrorContains(t, err, "kept for good (kvshare/binding: held for good)")
 	m.Slot(0, 1)[0] = 2 // still mapped, for good
+	_, err = m.Hold()
+	require.NoError(t, err, "still mapped: it may be lent again")
+}
+
+// Holds taken and released from many goroutines at once are all counted:
+// Free refuses until the last is released.
+func TestHoldsFromManyGoroutines(t *testing.T) {
+	m, err := Map(Geometry{SlotBytes: 4096, SlotCount: 1}, Options{})
+	require.NoError(t, err)
+	const loans = 32
+	holds := make(chan *Hold, loans)
+	var wg sync.WaitGroup
+	for range loans {
+		wg.Go(func() {
+			h, err := m.Hold()
+			assert.NoError(t, err)
+			holds <- h
+		})
+	}
+	wg.Wait()
+	close(holds)
+	last := <-holds
+	for h := range holds {
+		wg.Go(h.Release)
+	}
+	wg.Wait()
+	require.ErrorIs(t, m.Free(), ErrLent, "one hold is still held")
+	last.Release()
+	require.NoError(t, m.Free())
 }
 
 // Huge pages asked where the kernel cannot give them (none reserved, or
@@ -129,7 +190,6 @@ func TestHugePages(t *testing.T) {
 				t.Logf("fell back: %v", rep)
 			}
 			m.Slot(0, 3)[0] = 1
-			m.Release()
 			require.NoError(t, m.Free())
 		})
 	}
@@ -150,7 +210,6 @@ func TestLock(t *testing.T) {
 		assert.True(t, vmFlags(t, m.Regions()[0].Base)["lo"], "the kernel says locked")
 		assert.Contains(t, rep.String(), "locked in RAM")
 	}
-	m.Release()
 	require.NoError(t, m.Free())
 }
 
@@ -196,7 +255,6 @@ func TestLockRefusedUnderALowLimit(t *testing.T) {
 	assert.False(t, vmFlags(t, m.Regions()[0].Base)["lo"])
 	slot := m.Slot(0, 1)
 	slot[len(slot)-1] = 7 // usable all the same
-	m.Release()
 	require.NoError(t, m.Free())
 }
 
@@ -210,14 +268,12 @@ func TestNUMANode(t *testing.T) {
 		t.Logf("node 0 not bound here: %s", rep.NodeWhy)
 		assert.NotEmpty(t, rep.NodeWhy)
 	}
-	m.Release()
 	require.NoError(t, m.Free())
 
 	m, err = Map(Geometry{SlotBytes: 4096, SlotCount: 1}, Options{BindNode: true, Node: 999})
 	require.NoError(t, err)
 	assert.Equal(t, -1, m.Report().Node)
 	assert.Contains(t, m.Report().NodeWhy, "no NUMA node 999")
-	m.Release()
 	require.NoError(t, m.Free())
 }
 
@@ -287,6 +343,5 @@ func TestHugePagesReserved(t *testing.T) {
 	assert.True(t, rep.Locked, "%v", rep)
 	assert.False(t, flags["lo"], "the kernel never marks a hugetlb mapping locked: its pages cannot be swapped out anyway")
 	m.Slot(0, 2)[1<<20-1] = 1
-	m.Release()
 	require.NoError(t, m.Free())
 }

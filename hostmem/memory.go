@@ -8,19 +8,19 @@ import (
 	"github.com/kvshare/kvshare/contract"
 )
 
-// Memory is one mapping of host memory laid out as regions of slots, and
-// the hold those regions are lent under. Its methods are safe for
-// concurrent use.
+// Memory is one mapping of host memory laid out as regions of slots.
+// Each loan of it takes a [Hold] of its own ([Memory.Hold]), and Free is
+// refused while any hold taken is unreleased or kept for good. Its
+// methods are safe for concurrent use.
 type Memory struct {
 	mem       []byte // the whole mapping
 	regionLen int64
 	regions   []contract.SlotRegion
 	report    Report
 
-	mu       sync.Mutex
-	released bool  // the hold was released
-	keptBy   error // the hold is kept for good, and why
-	freed    bool
+	mu    sync.Mutex
+	holds holdCount
+	freed bool
 }
 
 // Regions describes the memory as regions of the geometry's slots, in
@@ -65,48 +65,20 @@ func (m *Memory) Bytes(region int) []byte {
 // Report says what was asked of the mapping and what it got.
 func (m *Memory) Report() Report { return m.report }
 
-// Release is the hold's release: binding calls it once no store can
-// touch the memory any more. Until then Free is refused.
-func (m *Memory) Release() {
-	m.mu.Lock()
-	m.released = true
-	m.mu.Unlock()
-}
-
-// Released reports whether the hold was released.
-func (m *Memory) Released() bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.released
-}
-
-// KeepForGood marks the hold as kept for good, with why (the error
-// binding's Close answered, matching ErrHeldForGood): Free is refused
-// from now on, whatever happens, naming why. The memory stays mapped for
-// the life of the process.
-func (m *Memory) KeepForGood(why error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if why == nil {
-		why = fmt.Errorf("kept for good")
-	}
-	m.keptBy = why
-}
-
-// Free unmaps the memory once its hold was released. It is refused with
-// an error wrapping [ErrLent], unmapping nothing, while the hold is held
-// (a store may still touch the memory) and for good after KeepForGood.
+// Free unmaps the memory. It is refused with an error wrapping
+// [ErrLent], unmapping nothing, while any hold taken with [Memory.Hold]
+// is not released (a store may still touch the memory), and for good
+// once any is kept for good ([Hold.KeepForGood]); the error counts them
+// and says why. Memory never lent (no hold taken) is freed at once.
 // Freeing freed memory does nothing.
 func (m *Memory) Free() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	switch {
-	case m.freed:
+	if m.freed {
 		return nil
-	case m.keptBy != nil:
-		return fmt.Errorf("%w: the hold is kept for good (%v): %d bytes stay mapped", ErrLent, m.keptBy, len(m.mem))
-	case !m.released:
-		return fmt.Errorf("%w: the hold is not released: a store may still touch these %d bytes", ErrLent, len(m.mem))
+	}
+	if err := m.holds.refusal(int64(len(m.mem))); err != nil {
+		return err
 	}
 	if err := unmap(m.mem); err != nil {
 		return fmt.Errorf("hostmem: munmap: %w", err)

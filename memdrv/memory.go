@@ -106,7 +106,8 @@ func (m *Memory) Free() error {
 		return fmt.Errorf("%w: memdrv: free %d bytes at %#x: %d memdrv registrations still cover it",
 			ErrMemoryLent, len(m.Bytes), m.Region.Base, n)
 	}
-	m.mapping.Release() // memdrv's own ledger is the proof: no registration covers it
+	// memdrv's own ledger is the proof that no registration covers it;
+	// the mapping itself was never lent (no hold taken), so it frees.
 	if err := m.mapping.Free(); err != nil {
 		return fmt.Errorf("memdrv: free %d bytes at %#x: %w", len(m.Bytes), m.Region.Base, err)
 	}

@@ -118,7 +118,7 @@ func (l *lender) closeOrReclaim(ctx context.Context) error {
 	}
 	if err != nil {
 		if errors.Is(err, binding.ErrHeldForGood) {
-			l.mem.KeepForGood(err) // nothing could win it back
+			l.hold.KeepForGood(err) // nothing could win it back
 		}
 		return err
 	}

@@ -42,7 +42,8 @@ func (h *stagingHold) Release() { close(h.released) }
 // guide:lend
 // lender is one engine's staging memory, lent to kvshare.
 type lender struct {
-	mem     *hostmem.Memory // host memory outside the Go heap, and its own hold
+	mem     *hostmem.Memory // host memory outside the Go heap
+	hold    *hostmem.Hold   // this loan's hold on it: Free waits for its release
 	backend *binding.Backend
 }
 
@@ -54,11 +55,15 @@ func lend(ctx context.Context, driver contract.Driver, cfg binding.Config, slots
 	if err != nil {
 		return nil, err
 	}
-	backend, err := binding.Open(ctx, binding.Loan{Regions: mem.Regions(), Hold: mem}, driver, cfg)
+	hold, err := mem.Hold() // one hold for each loan of the memory
+	if err != nil {
+		return nil, err // refused only for memory already freed
+	}
+	backend, err := binding.Open(ctx, binding.Loan{Regions: mem.Regions(), Hold: hold}, driver, cfg)
 	if err != nil {
 		return nil, errors.Join(err, mem.Free()) // Free refuses memory a registration may still cover
 	}
-	return &lender{mem: mem, backend: backend}, nil
+	return &lender{mem: mem, hold: hold, backend: backend}, nil
 }
 
 // guide:end
@@ -70,7 +75,7 @@ func lend(ctx context.Context, driver contract.Driver, cfg binding.Config, slots
 func (l *lender) close(ctx context.Context) error {
 	if err := l.backend.Close(ctx); err != nil {
 		if errors.Is(err, binding.ErrHeldForGood) {
-			l.mem.KeepForGood(err) // Free refuses from now on
+			l.hold.KeepForGood(err) // Free refuses from now on
 		}
 		return err // or errors.Is(err, context.DeadlineExceeded): Close again later
 	}
@@ -87,7 +92,7 @@ func Example_regions() {
 	if err != nil {
 		panic(err)
 	}
-	defer func() { mem.Release(); _ = mem.Free() }()
+	defer func() { _ = mem.Free() }() // never lent (no hold taken): it frees at once
 	host := stagingRegion(mem.Regions()[0].Base, 8, 4096)
 	fmt.Println("host region:", host.Validate())
 

@@ -23,8 +23,8 @@ const (
 	rowBytes = 64 << 10
 )
 
-// lender is one engine's staging memory lent to a backend; hostmem's
-// memory is its own hold.
+// lender is one engine's staging memory lent to a backend, under a hold
+// of its own on hostmem's memory.
 type lender struct {
 	mem     *hostmem.Memory
 	backend *binding.Backend
@@ -35,7 +35,11 @@ func lend(ctx context.Context, store *memdrv.Store) (*lender, error) {
 	if err != nil {
 		return nil, err
 	}
-	loan := binding.Loan{Regions: mem.Regions(), Hold: mem}
+	hold, err := mem.Hold() // the loan's own hold: Free waits for its release
+	if err != nil {
+		return nil, err // refused only for memory already freed
+	}
+	loan := binding.Loan{Regions: mem.Regions(), Hold: hold}
 	backend, err := binding.Open(ctx, loan, memdrv.New(store, memdrv.Options{}), binding.Config{KeyPrefix: "consumer"})
 	if err != nil {
 		return nil, errors.Join(err, mem.Free()) // Free refuses memory still lent

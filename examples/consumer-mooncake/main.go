@@ -27,7 +27,7 @@ const (
 )
 
 // lender is one engine's staging memory lent to a backend over a
-// Mooncake driver; hostmem's memory is its own hold.
+// Mooncake driver, under a hold of its own on hostmem's memory.
 type lender struct {
 	mem     *hostmem.Memory
 	backend *binding.Backend
@@ -40,12 +40,16 @@ func lend(ctx context.Context, pool *fakesdk.Store) (*lender, error) {
 	if err != nil {
 		return nil, err
 	}
+	hold, err := mem.Hold() // the loan's own hold: Free waits for its release
+	if err != nil {
+		return nil, err // refused only for memory already freed
+	}
 	driver, err := mooncakedrv.New(pool.Client(), mooncakedrv.Config{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
-		mem.Release() // never lent
+		hold.Release() // never lent
 		return nil, errors.Join(err, mem.Free())
 	}
-	backend, err := binding.Open(ctx, binding.Loan{Regions: mem.Regions(), Hold: mem}, driver, binding.Config{KeyPrefix: "consumer"})
+	backend, err := binding.Open(ctx, binding.Loan{Regions: mem.Regions(), Hold: hold}, driver, binding.Config{KeyPrefix: "consumer"})
 	if err != nil {
 		return nil, errors.Join(err, mem.Free()) // Free refuses memory still lent
 	}

@@ -30,7 +30,7 @@ const (
 )
 
 // lender is one engine's staging memory lent to a backend over a Redis
-// driver; hostmem's memory is its own hold.
+// driver, under a hold of its own on hostmem's memory.
 type lender struct {
 	mem     *hostmem.Memory
 	backend *binding.Backend
@@ -49,12 +49,16 @@ func lend(ctx context.Context, sc redisdrv.StoreConfig) (*lender, error) {
 	if err != nil {
 		return nil, err
 	}
+	hold, err := mem.Hold() // the loan's own hold: Free waits for its release
+	if err != nil {
+		return nil, err // refused only for memory already freed
+	}
 	driver, err := redisdrv.OpenConfig(ctx, sc, slog.New(slog.DiscardHandler))
 	if err != nil {
-		mem.Release() // never lent
+		hold.Release() // never lent
 		return nil, errors.Join(err, mem.Free())
 	}
-	backend, err := binding.Open(ctx, binding.Loan{Regions: mem.Regions(), Hold: mem}, driver, binding.FromBlob(sc.Blob))
+	backend, err := binding.Open(ctx, binding.Loan{Regions: mem.Regions(), Hold: hold}, driver, binding.FromBlob(sc.Blob))
 	if err != nil {
 		return nil, errors.Join(err, mem.Free()) // Free refuses memory still lent
 	}

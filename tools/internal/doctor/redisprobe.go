@@ -48,6 +48,7 @@ type redisProber struct {
 	wait    time.Duration
 	key     string
 	mem     *hostmem.Memory
+	hold    *hostmem.Hold // the loan's hold on mem
 	backend *binding.Backend
 	stored  bool // the put came back Ready
 }
@@ -67,20 +68,23 @@ func (p *redisProber) open(ctx context.Context, prefix string, opts Options) (Fi
 	if p.mem, err = hostmem.Map(hostmem.Geometry{SlotBytes: int64(p.n), SlotCount: 2}, hostmem.Options{}); err != nil {
 		return fail(CheckPut, "mapping the probe's two slots: %v", err), false
 	}
+	if p.hold, err = p.mem.Hold(); err != nil {
+		return fail(CheckPut, "holding the probe's slots: %v", err), false // refused only for memory already freed
+	}
 	octx, cancel := context.WithTimeout(ctx, p.wait)
 	defer cancel()
 	drv, err := redisdrv.OpenConfig(octx, p.sc, opts.Logger)
 	if err != nil {
-		p.mem.Release() // never lent
+		p.hold.Release() // never lent
 		return fail(CheckPut, "opening the driver: %v%s", err, p.free()), false
 	}
 	cfg := binding.FromBlob(p.sc.Blob)
 	cfg.KeyPrefix, cfg.Logger = prefix, opts.Logger
-	p.backend, err = binding.Open(octx, binding.Loan{Regions: p.mem.Regions(), Hold: p.mem}, drv, cfg)
+	p.backend, err = binding.Open(octx, binding.Loan{Regions: p.mem.Regions(), Hold: p.hold}, drv, cfg)
 	if err != nil {
 		var live *binding.LiveRegistrationError
 		if errors.As(err, &live) {
-			p.mem.KeepForGood(err)
+			p.hold.KeepForGood(err)
 			return fail(CheckPut, "lending the probe's slots: %v (its memory is kept)", err), false
 		}
 		return fail(CheckPut, "lending the probe's slots: %v%s", err, p.free()), false
@@ -230,7 +234,7 @@ func (p *redisProber) close(ctx context.Context) Finding {
 	defer cancel()
 	if err := p.backend.Close(cctx); err != nil {
 		if errors.Is(err, binding.ErrHeldForGood) {
-			p.mem.KeepForGood(err)
+			p.hold.KeepForGood(err)
 		}
 		return fail(CheckClose, "closing the backend: %v (the probe's memory is kept)", err)
 	}

@@ -11,11 +11,12 @@ import (
 
 // lender stands in for an engine's KV cache manager: one host region of
 // staging slots (package hostmem: outside the Go heap, locked where the
-// system allows, and its own hold) lent to a backend over its own
-// driver, which the backend owns.
+// system allows) lent, under a hold of its own, to a backend over its
+// own driver, which the backend owns.
 type lender struct {
 	name    string
 	mem     *hostmem.Memory
+	hold    *hostmem.Hold // the loan's hold on mem
 	backend *binding.Backend
 	// unobserve ends what Config.Observe started (nil: nothing).
 	unobserve func()
@@ -28,16 +29,20 @@ func newLender(ctx context.Context, name string, store Store, cfg Config, prefix
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	hold, err := mem.Hold() // the loan's own hold: Free waits for its release
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err) // refused only for memory already freed
+	}
 	drv, err := store.OpenDriver(ctx, name)
 	if err != nil {
-		mem.Release() // never lent
+		hold.Release() // never lent
 		return nil, errors.Join(fmt.Errorf("%s: %w", name, err), mem.Free())
 	}
 	// Giving back what a failed Open took gets a bound of its own, even
 	// past the run's deadline.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 	defer cancel()
-	backend, err := binding.Open(cctx, binding.Loan{Regions: mem.Regions(), Hold: mem}, drv, binding.Config{
+	backend, err := binding.Open(cctx, binding.Loan{Regions: mem.Regions(), Hold: hold}, drv, binding.Config{
 		KeyPrefix:       prefix,
 		MaxRowsPerCall:  cfg.RowsPerCall,
 		MaxBytesPerCall: cfg.BytesPerCall,
@@ -48,7 +53,7 @@ func newLender(ctx context.Context, name string, store Store, cfg Config, prefix
 		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	l := &lender{name: name, mem: mem, backend: backend}
+	l := &lender{name: name, mem: mem, hold: hold, backend: backend}
 	if cfg.Observe != nil {
 		l.unobserve = cfg.Observe(name, l.backend, drv)
 	}
@@ -64,7 +69,7 @@ func (l *lender) close(ctx context.Context) error {
 	}
 	if err := l.backend.Close(ctx); err != nil {
 		if errors.Is(err, binding.ErrHeldForGood) {
-			l.mem.KeepForGood(err)
+			l.hold.KeepForGood(err)
 		}
 		return fmt.Errorf("%s: %w (memory kept)", l.name, err)
 	}

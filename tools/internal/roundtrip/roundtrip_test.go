@@ -71,7 +71,7 @@ func mapped(t *testing.T, slotBytes int64, slots int) *hostmem.Memory {
 	t.Helper()
 	m, err := hostmem.Map(hostmem.Geometry{SlotBytes: slotBytes, SlotCount: slots}, hostmem.Options{})
 	require.NoError(t, err)
-	t.Cleanup(func() { m.Release(); require.NoError(t, m.Free()) })
+	t.Cleanup(func() { require.NoError(t, m.Free()) })
 	return m
 }
 
