@@ -10,7 +10,10 @@
 // call to the driver as soon as it is cut, on the submitter's goroutine.
 // It learns of progress only through the driver's onChange, keeps no
 // queue and runs no worker: its one goroutine, started by Shutdown,
-// drains the driver and unbinds the regions.
+// drains the driver and unbinds the regions once no attempt, lookup or
+// reclaim is under way. Every method is safe for concurrent use, and
+// every blocking one waits within its own context, whatever other
+// goroutines wait for.
 //
 // # What it promises
 //

@@ -65,7 +65,9 @@ type reclaimState struct {
 // reclaim, the calls and the bytes.
 //
 // It returns what was given back, and nil; Recycle's error when the
-// driver gave up within ctx (nothing changed; try again later); an error
+// driver gave up within ctx (nothing torn down and no access changed,
+// though the rows it had not started ended Cancelled, as above; try
+// again later); an error
 // wrapping ErrRecycledClosed beside what was given back when the driver
 // has no store resources any more (later submissions fail); an error
 // wrapping [ErrNotRecyclable] when the driver cannot recycle. One Reclaim
