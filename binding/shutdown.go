@@ -31,9 +31,10 @@ const retireTry = 10 * time.Second
 // and no reclaim is under way, or the hold can never be released):
 // "attempt <id> (fetch|publish)" for each attempt not quiesced, in
 // submission order, "lookups in flight (<n>)" while lookups have not
-// returned, then "region <index>" for each region still registered, or,
-// when nothing else is left but the hold's Release has not returned,
-// "hold". Shutdown itself never calls the driver. Calling it again waits
+// returned, "reclaim under way" while a [Backend.Reclaim] (or the
+// automatic one) runs, then "region <index>" for each region still
+// registered, or, when nothing else is left but the hold's Release has
+// not returned, "hold". Shutdown itself never calls the driver. Calling it again waits
 // again; calls from several goroutines each wait within their own
 // context.
 //
