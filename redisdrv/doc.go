@@ -33,16 +33,16 @@
 // final answer gives. How the slot map is kept: docs/design.md ("A
 // Redis Cluster").
 //
-// Access ends when the part's round trips returned (on its worker, and
-// on a cluster on the goroutines the worker waits for): for a put, the
-// client wrote and flushed the whole pipeline before DoMultiStream
-// returned and reads the spans nowhere else; for a get, the spans are
-// written only inside WriteTo, which that goroutine called for every
-// reply. A timeout or a lost connection ends the access too. A pipeline
-// whose pooled connection closed before its first reply goes again, at
-// most Workers times, within the part's time. A panic inside the client
-// makes every row of the part Fault and the access Unprovable, for good:
-// its region stays registered, Drain answers false and Close is refused.
+// Access ends when the part's round trips returned (on its worker, and on a
+// cluster on the goroutines the worker waits for): for a put, the client
+// wrote and flushed the whole pipeline before DoMultiStream returned and
+// reads the spans nowhere else; for a get, the spans are written only inside
+// WriteTo, which that goroutine called for every reply. A timeout or a lost
+// connection ends the access too. A pipeline whose pooled connection closed
+// before its first reply goes again, within the part's time, at most once for
+// each connection its workers can hold of the pool. A panic inside the client
+// makes every row of the part Fault and the access Unprovable, for good: its
+// region stays registered, Drain answers false and Close is refused.
 //
 // It refuses, with [contract.ErrDriverRejected] and recording nothing, a
 // call while draining or closed, a batch whose names repeat, a row of

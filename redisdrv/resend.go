@@ -18,21 +18,32 @@ import (
 // first reply. Every connection idle across that event is dead alike, so
 // the send that replaces it may get the next one.
 //
-// A pool holds at most one connection a worker: a worker runs one
-// pipeline a server at a time, and the pool dials only when it has none
-// idle (its size, at least Workers, caps it too). Each connection found
-// dead is closed. So at most Workers sends of a part's rows can meet
-// connections that were idle across one event, and the send after them
-// gets a connection dialed after it.
+// The pool dials only when it has no connection idle, so it holds no
+// more connections than the driver's workers ever held at once (its
+// size, at least Workers, caps it too), and each found dead is closed.
+// So at most maxResends sends of a part's rows can meet connections that
+// were idle across one event, and the send after them gets a connection
+// dialed after it.
+
+// maxResends is how many connections of one client's stream pool the
+// driver's workers can hold at once: one a worker on one server; on a
+// cluster two of one node (a redirect round sends the rows a node was
+// named for by MOVED and those named by ASK as two pipelines at once).
+func (d *Driver) maxResends() int {
+	if d.route.cluster {
+		return 2 * d.cfg.Workers
+	}
+	return d.cfg.Workers
+}
 
 // resending sends g's rows with send, again each time send reports the
 // connection found dead before its first reply (nothing recorded, no
-// byte of a get written), at most cfg.Workers times; the last send
+// byte of a get written), at most maxResends times; the last send
 // records whatever it met. deadBeforeReply stops it once the part's time
 // is up.
 func (d *Driver) resending(ctx context.Context, p *part, g *nodeRows, send func(context.Context, *part, *nodeRows, bool) bool) {
-	resends := 0
-	for send(ctx, p, g, resends < d.cfg.Workers) {
+	resends, most := 0, d.maxResends()
+	for send(ctx, p, g, resends < most) {
 		resends++
 	}
 	g.resends += int64(resends)
