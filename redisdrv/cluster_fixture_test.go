@@ -35,10 +35,11 @@ func startCluster(t *testing.T, o redistest.ClusterOptions) *cluster {
 	return c
 }
 
-// refresh reads the slot map again (after a move).
+// refresh reads the slot map again (after a move), within a deadline
+// (see server.do).
 func (c *cluster) refresh(t testing.TB) {
 	t.Helper()
-	ctx, cancel := patience.For(t).Context(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Wait())
 	defer cancel()
 	owners, err := c.SlotMap(ctx)
 	require.NoError(t, err)

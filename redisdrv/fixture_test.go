@@ -40,10 +40,14 @@ func startServer(t *testing.T, o redistest.Options) *server {
 }
 
 // do runs one raw command and returns its reply; a connection a kill or
-// restart broke is tried again, twice at most.
+// restart broke is tried again, twice at most. The call's context has a
+// deadline (patience.Wait()): without one, rueidis queues the command
+// to the connection's background writer, and its retry after a
+// connection a kill broke recycles a command that writer read, which
+// the race detector reports as a race inside rueidis.
 func (s *server) do(t testing.TB, build func(b rueidis.Builder) rueidis.Completed) rueidis.RedisResult {
 	t.Helper()
-	ctx, cancel := patience.For(t).Context(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Wait())
 	defer cancel()
 	res := s.raw.Do(ctx, build(s.raw.B()))
 	for range 2 {
