@@ -177,13 +177,17 @@ func (l *faultLender) checkHeld(held []string, k kept, attempts map[contract.Dir
 		return
 	}
 	var want []string
-	for _, d := range []contract.Direction{contract.PutDir, contract.GetDir} { // submitted in this order
+	for _, d := range []contract.Direction{contract.PutDir, contract.GetDir} {
 		if a := attempts[d]; unprovable[d] && a != nil {
 			want = append(want, fmt.Sprint(a))
 		}
 	}
-	want = append(want, "region 0")
-	assert.Equal(t, want, held, "lender %s: Shutdown names the attempts holding unprovable calls and the region", l.name)
+	// Shutdown names the attempts in the order they were made (a lender
+	// may have made its fetch first), then the region.
+	if assert.NotEmpty(t, held, "lender %s: Shutdown holds nothing, yet access is unprovable", l.name) {
+		assert.ElementsMatch(t, want, held[:len(held)-1], "lender %s: Shutdown names the attempts holding unprovable calls", l.name)
+		assert.Equal(t, "region 0", held[len(held)-1], "lender %s: Shutdown names the region last", l.name)
+	}
 	assert.EqualValues(t, rows, l.be.Stats().RowsLent, "lender %s: after Shutdown, the unprovable calls' rows are still counted lent", l.name)
 	assert.EqualValues(t, rows, l.drv.Stats().RowsUnprovable, "lender %s: after Shutdown, the driver still counts them unprovable", l.name)
 	assert.Zero(t, l.hold.n.Load(), "lender %s: the hold was released with access unprovable", l.name)
