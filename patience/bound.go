@@ -37,12 +37,19 @@ type Bound struct {
 
 // Context returns a context that ends when parent does, when cancel is
 // called (Err: context.Canceled), or when the bound runs out for good
-// (Err: context.DeadlineExceeded). Its Deadline is parent's: the bound
-// has none fixed in advance. cancel returns only once the bound's
+// (Err: context.DeadlineExceeded). Its Deadline is the latest the bound
+// can end, every extension taken (1+MaxExtensions spans from now), or
+// parent's when that is earlier: code that sizes its own timeouts from
+// a deadline gets one that never cuts the wait short, and the context
+// may still end before it. cancel returns only once the bound's
 // goroutine has ended, so no extension is logged after it; call it when
 // the wait is over.
 func (b Bound) Context(parent context.Context) (context.Context, context.CancelFunc) {
 	c := &boundCtx{Context: parent, done: make(chan struct{}), stop: make(chan struct{}), exited: make(chan struct{})}
+	c.latest = time.Now().Add(time.Duration(1+MaxExtensions) * b.Span)
+	if d, ok := parent.Deadline(); ok && d.Before(c.latest) {
+		c.latest = d
+	}
 	if b.Moved != nil {
 		b.Moved()
 	}
@@ -75,7 +82,8 @@ func (b Bound) Wait(done <-chan struct{}) bool {
 
 // boundCtx is the context of a Bound.
 type boundCtx struct {
-	context.Context // the parent: Deadline and Value
+	context.Context // the parent: Value
+	latest          time.Time // the latest the bound can end
 	done            chan struct{}
 	stop            chan struct{} // closed by cancel
 	exited          chan struct{} // closed when watch returns
@@ -84,6 +92,8 @@ type boundCtx struct {
 }
 
 func (c *boundCtx) Done() <-chan struct{} { return c.done }
+
+func (c *boundCtx) Deadline() (time.Time, bool) { return c.latest, true }
 
 func (c *boundCtx) Err() error {
 	c.mu.Lock()

@@ -159,14 +159,42 @@ func TestBoundKeepsItsParentsValuesAndDeadline(t *testing.T) {
 	type key struct{}
 	parent, stop := context.WithTimeout(context.WithValue(context.Background(), key{}, "v"), time.Hour)
 	defer stop()
-	ctx, cancel := Bound{Span: time.Hour}.Context(parent)
+	ctx, cancel := Bound{Span: 2 * time.Hour}.Context(parent)
 	defer cancel()
 	assert.Equal(t, "v", ctx.Value(key{}))
 	want, _ := parent.Deadline()
 	got, ok := ctx.Deadline()
 	assert.True(t, ok)
-	assert.Equal(t, want, got)
+	assert.Equal(t, want, got, "the parent's deadline, earlier than the bound's latest end")
 	assert.NoError(t, ctx.Err())
+}
+
+// The deadline is the latest the bound can end: every extension taken.
+func TestBoundDeadlineIsItsLatestEnd(t *testing.T) {
+	starved := fakeStarvation(t)
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		ctx, cancel := Bound{Span: span}.Context(context.Background())
+		defer cancel()
+		d, ok := ctx.Deadline()
+		require.True(t, ok)
+		assert.Equal(t, start.Add((1+MaxExtensions)*span), d)
+		go func() { // starved inside every span, never at its end: every extension
+			time.Sleep(span / 4)
+			for {
+				starved.Add(int64(span))
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(span):
+				}
+			}
+		}()
+		<-ctx.Done()
+		assert.Equal(t, d, time.Now(), "a bound extended every time ends at its deadline")
+		again, _ := ctx.Deadline()
+		assert.Equal(t, d, again, "the deadline never moves")
+	})
 }
 
 func TestBoundWait(t *testing.T) {
