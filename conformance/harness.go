@@ -60,12 +60,15 @@ type Harness struct {
 
 	// Thorough also runs what can only be caught by waiting out Wait:
 	// before the run ends it waits until Wait has passed since the last
-	// access end it saw and the last Drain that answered true, and then
-	// looks once more for memory touched after an access ended and for
-	// onChange calls after a Drain that answered true; and second-put
-	// waits, within Wait, for a second put while the first is still
-	// held. A thorough run takes about one Wait longer (more for a driver
-	// with a single worker). The suite's own self-test runs thorough.
+	// access end or Unprovable access it saw and the last Drain that
+	// answered true, and then looks once more for memory touched after
+	// an access ended, for onChange calls after a Drain that answered
+	// true, and at every operation last seen Unprovable (it must still
+	// be, Drain must answer false, its regions stay registered); and
+	// second-put waits, within Wait, for a second put while the first
+	// is still held. A thorough run takes about one Wait longer (more
+	// for a driver with a single worker). The suite's own self-test runs
+	// thorough.
 	Thorough bool
 
 	// LendDevice makes the suite label every region it lends Device
@@ -165,6 +168,13 @@ type Subject struct {
 	// hold every later lookup, but never a put or a get (a driver's own
 	// exists-check of a put included) of keys other than these.
 	HoldLookups func(keys ...string) Gate
+
+	// FailNextRegistration makes the store fail the driver's next
+	// registration (RegisterRegions when batch is set, else Register) in
+	// a way that may leave it live: the store may have taken the memory
+	// (a call that crashed or timed out after it took effect). Only that
+	// one registration fails; later ones are served as before.
+	FailNextRegistration func(batch bool)
 }
 
 // Direction is the direction of a row: a put (slot to store) or a get

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"errors"
 	"log/slog"
 	"time"
 
@@ -32,8 +33,21 @@ func memSubject(drv contract.Driver, d *memdrv.Driver, s *memdrv.Store) *Subject
 		// memdrv holds every lookup: its lookups never carry a put's or
 		// a get's store call.
 		HoldLookups: func(...string) Gate { return d.HoldLookups() },
+		// memdrv stages a failure that may be live as the driver's own
+		// answer: the region is registered, and the error carries its
+		// handle. A TogetherDriver over d stages a batch's.
+		FailNextRegistration: func(batch bool) {
+			if batch {
+				(&memdrv.TogetherDriver{Driver: d}).FailNextRegistration(true)
+				return
+			}
+			d.FailNextRegister(&contract.RegistrationError{Registration: 1, Err: errLostAnswer})
+		},
 	}
 }
+
+// errLostAnswer is the failure memdrv's FailNextRegistration stages.
+var errLostAnswer = errors.New("the store's answer to the registration was lost")
 
 // memHarness builds a fresh store and memdrv driver (a TogetherDriver
 // when together is set) with options o for every check.
@@ -67,11 +81,19 @@ func sizedHarness(o memdrv.Options) Harness {
 }
 
 // brokenHarness builds a fresh store and a driver breaking rule, with
-// options o, for every check.
+// options o, for every check; one that registers batches of regions for
+// a rule of batches.
 func brokenHarness(rule broken.Rule, o memdrv.Options) Harness {
 	o = quiet(o)
 	return Harness{New: func() (*Subject, error) {
 		s := memdrv.NewStore()
+		if rule.Together() {
+			d, err := broken.NewTogether(rule, s, o)
+			if err != nil {
+				return nil, err
+			}
+			return memSubject(d, d.Inner(), s), nil
+		}
 		d, err := broken.New(rule, s, o)
 		if err != nil {
 			return nil, err

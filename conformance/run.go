@@ -117,8 +117,9 @@ func (s *runState) noteOnce(format string, args ...any) {
 	s.notes = append(s.notes, n)
 }
 
-// event records an access end seen or a true Drain: a thorough run waits
-// out Wait after the last one before it looks again.
+// event records an access end or an Unprovable access seen, or a true
+// Drain: a thorough run waits out Wait after the last one before it
+// looks again.
 func (s *runState) event() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -172,11 +173,12 @@ func (s *runState) add(b *bench) {
 }
 
 // finish ends the run: with Harness.Thorough it waits until Wait has
-// passed since the last access end and true Drain; then it looks once
-// more at what every check left (memory touched after an access ended,
-// late callbacks), reporting on r with each finding naming its check,
-// unmaps the memory the checks' teardowns found free, and logs the
-// summary.
+// passed since the last access end, Unprovable access and true Drain it
+// saw; then it looks once more at what every check left (memory touched
+// after an access ended, late callbacks, operations last seen Unprovable:
+// see recheckUnprovable), reporting on r with each finding naming its
+// check, unmaps the memory the checks' teardowns found free, and logs
+// the summary.
 func (s *runState) finish(r reporter) {
 	r.Helper()
 	s.mu.Lock()
@@ -193,6 +195,7 @@ func (s *runState) finish(r reporter) {
 		}
 	}
 	for _, b := range benches {
+		b.recheckUnprovable()
 		for _, f := range b.lateFindings() {
 			r.Errorf("%s: after the run: %s", b.name, f)
 		}

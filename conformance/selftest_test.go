@@ -98,6 +98,13 @@ var pairings = []struct {
 	{rule: broken.DrainTrueWhileLookupInside, check: "lookup-deadline", violation: "Drain returned true while the lookup was abandoned at its context's end"},
 	{rule: broken.LookupBlocksAdmission, check: "lookup-concurrent", violation: "Put did not return within " + selfWaitText + " (a lookup is held inside the store meanwhile: a lookup blocked in the store holds up no Put, Get or Poll)"},
 	{rule: broken.LookupBlocksAdmission, check: "lookup-concurrent", violation: "Get did not return within " + selfWaitText + " (a lookup is held inside the store meanwhile", opts: memdrv.Options{Get: true}},
+
+	{rule: broken.TogetherBusyLastOnly, check: "together-busy/get", violation: "UnregisterRegions succeeded while an operation covering region r1 (the first of the batch's 3) has access open"},
+	{rule: broken.TogetherBusyLastOnly, check: "together-busy/put", violation: "(the first of the batch's 3) has access open: a busy region keeps the whole batch registered, whichever region it is", opts: memdrv.Options{Put: true}},
+	{rule: broken.CleanRefusalWhenLive, check: "register-fails-live", violation: "Register failed with a clean refusal"},
+	{rule: broken.UnprovableEndsLater, check: "unprovable-terminal", violation: "at the end of the run its access reads ended, though it was last seen unprovable"},
+	{rule: broken.CapabilitiesChangeAfterCrash, check: "capabilities-after-faults", violation: "Capabilities after a get's store call crashed returned"},
+	{rule: broken.CapabilitiesChangeAfterCrash, check: "capabilities-after-faults", violation: "Capabilities after a Recycle returned", shape: noCrash},
 }
 
 // noPause takes away the hook that leaves rows unstarted: the check must
@@ -108,6 +115,19 @@ func noPause(h *Harness) {
 		s, err := inner()
 		if s != nil {
 			s.Pause = nil
+		}
+		return s, err
+	}
+}
+
+// noCrash takes away the hook that crashes store calls: the check must
+// do with the others.
+func noCrash(h *Harness) {
+	inner := h.New
+	h.New = func() (*Subject, error) {
+		s, err := inner()
+		if s != nil {
+			s.Crash = nil
 		}
 		return s, err
 	}
@@ -143,7 +163,7 @@ func brokenCatches() []catch {
 		c := catch{
 			name:      name,
 			deviant:   brokenHarness(p.rule, p.opts),
-			control:   memHarness(control, false),
+			control:   memHarness(control, p.rule.Together()),
 			check:     p.check,
 			violation: p.violation,
 		}
@@ -241,7 +261,7 @@ func allCatches() []catch {
 	var out []catch
 	for _, f := range []func() []catch{
 		brokenCatches, admissionCatches, keyCatches, pollCatches, regionCatches,
-		callbackCatches, verdictCatches, lateCatches, recycleCatches,
+		callbackCatches, verdictCatches, lateCatches, recycleCatches, elsewhereCatches,
 	} {
 		out = append(out, f()...)
 	}
@@ -276,7 +296,7 @@ func TestSelfTestEveryBrokenRulePaired(t *testing.T) {
 	for _, rule := range broken.AllRules() {
 		assert.True(t, paired[rule], "broken rule %q has no pairing", rule)
 	}
-	assert.Len(t, broken.AllRules(), 45)
+	assert.Len(t, broken.AllRules(), 49)
 }
 
 // TestSelfTestWholeSuite runs the whole suite, thorough, against each

@@ -235,6 +235,9 @@ func (w *watch) take(st contract.OpState, dst []contract.RowStatus, own bool) (l
 		w.b.moves.Add(1)
 	}
 	last = contract.OpState{Rows: slices.Clone(st.Rows), Access: st.Access}
+	if before == contract.Open && w.left == contract.Unprovable {
+		w.b.run.event() // the end of a thorough run looks again one Wait later
+	}
 	firstEnd = before != contract.Ended && w.left == contract.Ended && !w.doubt
 	if !firstEnd {
 		w.last = last

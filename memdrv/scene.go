@@ -310,6 +310,9 @@ type RowEnd struct {
 	// Absent says, for a get, that the store held no object under Key
 	// (Status is Miss, or Fault without AbsentIsMiss).
 	Absent bool
+	// Crashed says the store call panicked (see [Driver.Crash]): Status
+	// is Fault.
+	Crashed bool
 }
 
 // OnRowEnd installs f, called on the worker after every later row's store

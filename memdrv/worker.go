@@ -101,7 +101,7 @@ func (d *Driver) runRow(t task) {
 	row, key := t.op.batch.Rows[t.row], t.op.keys[t.row]
 	end := d.execute(t, row, key)
 	if t.rowEnd != nil {
-		st := t.rowEnd(RowEnd{Dir: t.op.dir, Key: key, Spans: row.Spans, Object: end.object, Status: end.status, OwnWrite: end.ownWrite, Absent: end.absent})
+		st := t.rowEnd(RowEnd{Dir: t.op.dir, Key: key, Spans: row.Spans, Object: end.object, Status: end.status, OwnWrite: end.ownWrite, Absent: end.absent, Crashed: end.crashed})
 		if st.Final() {
 			end.status = st
 		}

@@ -75,6 +75,12 @@ func fakeSubject(cfg Config) func() (*conformance.Subject, error) {
 				}
 				return fakeGate{g}
 			},
+			// A registration that may be live: register_buffer panics
+			// once it registered the buffer (the driver registers no
+			// batches, so batch is never set).
+			FailNextRegistration: func(bool) {
+				mustScript(store, fakesdk.Fault{Op: fakesdk.Register, Panic: true, Phase: fakesdk.AfterLanding, Times: 1})
+			},
 		}, nil
 	}
 }

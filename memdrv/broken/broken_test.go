@@ -139,6 +139,8 @@ func TestRules(t *testing.T) {
 		broken.LookupRowsReversed, broken.PresentWhileWriting, broken.PresentForOwnPut,
 		broken.PresentForTorn, broken.LookupIgnoresDeadline, broken.DrainTrueWhileLookupInside,
 		broken.LookupBlocksAdmission,
+		broken.TogetherBusyLastOnly, broken.CleanRefusalWhenLive, broken.UnprovableEndsLater,
+		broken.CapabilitiesChangeAfterCrash,
 	), all, "every rule, in the agreed order")
 	seen := map[broken.Rule]bool{}
 	for _, r := range all {

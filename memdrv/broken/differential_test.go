@@ -265,7 +265,7 @@ var deviations = map[broken.Rule]func(label string) bool{
 	broken.ShortObjectReady:        is("get-short/rows"),
 	broken.ReadyForAbsent:          is("get-absent/rows", "mixed/rows"),
 	broken.IgnoresCancel:           is("cancel/rows", "cancel/callbacks"),
-	broken.UnprovableNotTerminal:   is("unprovable/access-again"),
+	broken.UnprovableNotTerminal:   is("unprovable/access-again", "unprovable-later/access-after-wait"),
 	// Put panics: every scene that starts with a put shows it, but
 	// callback-drain's Unregister, of a region idle either way.
 	broken.PanicsInPut: func(l string) bool {
@@ -278,15 +278,17 @@ var deviations = map[broken.Rule]func(label string) bool{
 			"lookup/answer", "lookup/presence", "lookup-torn/answer", "lookup-beside/answer")(l)
 	},
 	// Get admits nothing: every scene of gets shows it, but drain-lock's
-	// callbacks, which poll only an operation they were given, and the
-	// memory of after-end-get, which its get would not have touched.
+	// callbacks, which poll only an operation they were given, the
+	// memory of after-end-get, which its get would not have touched, and
+	// the Capabilities of caps-after-crash, whose get never crashed.
 	broken.NilOperation: func(l string) bool {
-		for _, p := range []string{"get-", "cancel/", "unprovable/", "held/", "cancel-running/", "mixed/", "queued-unregister/", "later-row/", "sibling-fault/"} {
+		for _, p := range []string{"get-", "cancel/", "unprovable/", "held/", "cancel-running/", "mixed/", "queued-unregister/", "later-row/", "sibling-fault/",
+			"together-busy/", "unprovable-later/"} {
 			if strings.HasPrefix(l, p) {
 				return true
 			}
 		}
-		return is("refused/get", "drain-lock/answer", "after-end-get/answer", "after-end-get/rows", "after-end-get/rows-again")(l)
+		return is("refused/get", "drain-lock/answer", "after-end-get/answer", "after-end-get/rows", "after-end-get/rows-again", "caps-after-crash/answer")(l)
 	},
 	broken.GetWritesAfterEnd:           is("after-end-get/memory"),
 	broken.PutRereadsAfterEnd:          is("after-end-put/store"),
@@ -301,7 +303,7 @@ var deviations = map[broken.Rule]func(label string) bool{
 	broken.SecondPutReady:              is("second-put/rows"),
 	broken.LateOnChangeAfterDrain:      is("teardown/late-callbacks", "late-callbacks/count"),
 	broken.DrainCallbackUnderLock:      is("drain-lock/stuck"),
-	broken.DeviceRefused:               is("caps"),
+	broken.DeviceRefused:               is("caps", "caps-after-crash/caps", "caps-after-recycle/caps"),
 	broken.UnregisterFirstRowOnly:      is("later-row/unregister"),
 	broken.AdmitsAfterDrainDeadline:    is("held/queued-rows", "deadline-drain/after"),
 	broken.EndsAtFirstFault:            is("sibling-fault/access", "sibling-fault/rows"),
@@ -323,6 +325,11 @@ var deviations = map[broken.Rule]func(label string) bool{
 	// The put waits for the held lookup, so the scene lets the lookup go
 	// before its context ends: the store's answer.
 	broken.LookupBlocksAdmission: is("lookup-beside/admitted", "lookup-beside/presence"),
+
+	broken.TogetherBusyLastOnly:         is("together-busy/unregister"),
+	broken.CleanRefusalWhenLive:         is("register-live/error", "register-live-together/error"),
+	broken.UnprovableEndsLater:          is("unprovable-later/access-after-wait"),
+	broken.CapabilitiesChangeAfterCrash: is("caps-after-crash/caps", "caps-after-recycle/caps"),
 }
 
 func is(labels ...string) func(string) bool {
@@ -333,14 +340,16 @@ func is(labels ...string) func(string) bool {
 // memdrv's driver and against every broken driver, and compares what
 // they did observation by observation: each broken driver differs
 // exactly where its rule says, and behaves like memdrv everywhere else.
+// Both register batches of regions too (memdrv.NewTogether and
+// broken.NewTogether), so that the rules of batches show.
 func TestEachRuleDeviatesOnlyAtItsTrigger(t *testing.T) {
 	quiet := memdrv.Options{Logger: slog.New(slog.DiscardHandler)}
 	var want trace
 	synctest.Test(t, func(t *testing.T) {
 		want = walk(t, func() (contract.Driver, *memdrv.Driver, *memdrv.Store) {
 			s := memdrv.NewStore()
-			d := memdrv.New(s, quiet)
-			return d, d, s
+			d := memdrv.NewTogether(s, quiet)
+			return d, d.Driver, s
 		})
 	})
 	// What memdrv did is what the contract asks; a few anchors show that
@@ -387,7 +396,7 @@ func TestEachRuleDeviatesOnlyAtItsTrigger(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				got = walk(t, func() (contract.Driver, *memdrv.Driver, *memdrv.Store) {
 					s := memdrv.NewStore()
-					d, err := broken.New(rule, s, quiet)
+					d, err := broken.NewTogether(rule, s, quiet)
 					require.NoError(t, err)
 					return d, d.Inner(), s
 				})

@@ -21,7 +21,9 @@
 // corrupt a canary, or memory its lender was told it may reuse, but never
 // the process.
 //
-// [New] refuses a rule it does not know.
+// [New] refuses a rule it does not know. [NewTogether] builds the same
+// drivers registering batches of regions too ([contract.RegionsTogether]),
+// which the rules of batches ([Rule.Together]) need to show.
 //
 // How each rule behaves where the rule's comment leaves a choice (when
 // late callbacks arrive, what a lying Unregister keeps registered, when

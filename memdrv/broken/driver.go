@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/memdrv"
@@ -36,7 +37,7 @@ type Driver struct {
 	mu          sync.Mutex
 	callbacks   []func()                // OnChangeAfterDrain, LateOnChangeAfterDrain: every onChange given
 	armed       bool                    // OnChangeAfterDrain: a Drain returned true
-	owed        []contract.Registration // UnregisterWhileBusy, UnregisterIgnoresQueued: answered nil, still registered
+	owed        []contract.Registration // UnregisterWhileBusy, UnregisterIgnoresQueued: answered nil, still registered; CleanRefusalWhenLive: refused, yet live
 	regions     map[contract.Registration]contract.SlotRegion
 	ops         []*operation    // DrainCallbackUnderLock, NamesAfterEnd, CancelCallsBack: every operation handed out
 	firsts      []firstRow      // UnregisterFirstRowOnly: the first row of every operation
@@ -44,6 +45,7 @@ type Driver struct {
 	drainCalled bool            // CloseAfterFalseDrain, AdmitsLookupAfterDrain
 	puts        []ownPut        // PresentForOwnPut, PresentWhileWriting: every put handed out, until it ended
 	torn        map[string]bool // PresentForTorn: keys whose put ended Fault
+	crashed     atomic.Bool     // CapabilitiesChangeAfterCrash: a store call crashed
 }
 
 var _ contract.Driver = (*Driver)(nil)
@@ -74,6 +76,8 @@ func New(rule Rule, s *memdrv.Store, o memdrv.Options) (*Driver, error) {
 	switch rule {
 	case PresentForTorn:
 		d.inner.OnRowEnd(d.noteTorn)
+	case CapabilitiesChangeAfterCrash:
+		d.inner.OnRowEnd(d.noteCrash)
 	case AdmitsLookupAfterDrain:
 		d.shadow = memdrv.New(s, o)
 	}
@@ -88,7 +92,9 @@ func (d *Driver) Rule() Rule { return d.rule }
 func (d *Driver) Inner() *memdrv.Driver { return d.inner }
 
 // Capabilities returns the wrapped driver's, with Cancel declared under
-// IgnoresCancel and DeviceMemory under DeviceRefused.
+// IgnoresCancel and DeviceMemory under DeviceRefused; under
+// CapabilitiesChangeAfterCrash, Cancel the other way round once a store
+// call crashed or a Recycle ended every access.
 func (d *Driver) Capabilities() contract.Capabilities {
 	c := d.inner.Capabilities()
 	switch d.rule {
@@ -96,18 +102,29 @@ func (d *Driver) Capabilities() contract.Capabilities {
 		c.Cancel = true
 	case DeviceRefused:
 		c.DeviceMemory = true
+	case CapabilitiesChangeAfterCrash:
+		if d.crashed.Load() || d.inner.Recycles() > 0 {
+			c.Cancel = !c.Cancel
+		}
 	}
 	return c
 }
 
 // Register registers r with the wrapped driver; under DeviceRefused a
-// Device region is refused.
+// Device region is refused, and under CleanRefusalWhenLive a failure
+// that may be live is answered as a clean refusal.
 func (d *Driver) Register(r contract.SlotRegion) (contract.Registration, error) {
 	d.enter()
 	if d.rule == DeviceRefused && r.Kind == contract.Device {
 		return 0, fmt.Errorf("%w: broken: device-refused: a Device region, though DeviceMemory is declared", contract.ErrDriverRejected)
 	}
 	reg, err := d.inner.Register(r)
+	if live, clean := d.cleanRefusal(err); live != 0 {
+		d.mu.Lock()
+		d.owed = append(d.owed, live)
+		d.mu.Unlock()
+		return 0, clean
+	}
 	if err == nil {
 		d.mu.Lock()
 		d.regions[reg] = r
@@ -247,7 +264,7 @@ func (d *Driver) wrap(dir memdrv.Direction, b contract.RowBatch, onChange func()
 	}
 	switch d.rule {
 	case WrongResultCount, AccessEndsBeforeResults, ResultsChangeAfterFinal, UnprovableNotTerminal, IgnoresCancel,
-		CancelEndsRunningRow, RowsReversed, EndsAtFirstFault:
+		CancelEndsRunningRow, RowsReversed, EndsAtFirstFault, UnprovableEndsLater:
 		return &operation{d: d, rule: d.rule, inner: op}, nil
 	case UnregisterFirstRowOnly:
 		d.keepFirstRow(op, b)

@@ -3,6 +3,7 @@ package broken
 import (
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/memdrv"
@@ -26,6 +27,7 @@ type operation struct {
 	mu              sync.Mutex
 	shownReady      []bool               // ResultsChangeAfterFinal: rows Poll reported Ready
 	shownUnprovable bool                 // UnprovableNotTerminal: Poll reported Unprovable
+	unprovableSince time.Time            // UnprovableEndsLater: when Poll first reported Unprovable
 	frozen          []contract.RowStatus // CancelEndsRunningRow, EndsAtFirstFault: what every Poll reports after the lie
 	armed           bool                 // GetWritesAfterEnd, PutRereadsAfterEnd: a Poll reported Ended
 	logged          bool                 // NamesAfterEnd: its finished rows were logged
@@ -73,6 +75,8 @@ func (o *operation) Poll(dst []contract.RowStatus) contract.OpState {
 		} else if st.Access == contract.Unprovable {
 			o.shownUnprovable = true
 		}
+	case UnprovableEndsLater:
+		o.endLater(&st)
 	case CancelEndsRunningRow:
 		if o.frozen != nil {
 			st = contract.OpState{Rows: append(st.Rows[:0], o.frozen...), Access: contract.Ended}

@@ -209,6 +209,38 @@ const (
 	// holds up none of them): a lookup holds a lock of the driver for as
 	// long as it is inside the store, and Put and Get wait for it.
 	LookupBlocksAdmission Rule = "lookup-blocks-admission"
+
+	// TogetherBusyLastOnly breaks RegionsTogether's busy batch (while any
+	// region of a batch is busy, UnregisterRegions fails and the whole
+	// batch stays registered): UnregisterRegions asks only whether the
+	// batch's last region is busy (rows queued, running or unprovable in
+	// it, as memdrv's RowsIn counts them), so a batch that only an
+	// earlier region keeps busy is answered nil and stays registered in
+	// the wrapped driver until it is idle. Only a driver from
+	// [NewTogether] registers batches; one from [New] behaves as memdrv.
+	TogetherBusyLastOnly Rule = "together-busy-last-only"
+	// CleanRefusalWhenLive breaks Register's failure rule (a registration
+	// that may be live is a *contract.RegistrationError carrying its
+	// handle): when the wrapped driver's Register (or RegisterRegions)
+	// fails in a way that may have left the registration live, it
+	// answers an error wrapping ErrDriverRejected alone, a clean refusal,
+	// and keeps the registration in the wrapped driver, revoking it
+	// itself after a Drain that returned true or at Close.
+	CleanRefusalWhenLive Rule = "clean-refusal-when-live"
+	// UnprovableEndsLater breaks rule 3 (Unprovable is terminal but
+	// through a Recycle) as a driver that trusts a transfer timeout does:
+	// once unprovableFor has passed since a Poll first reported an
+	// operation's access Unprovable, later Polls report Ended; Polls
+	// before then report Unprovable, the next one included. The wrapped
+	// driver keeps the operation Unprovable (Drain, Unregister).
+	UnprovableEndsLater Rule = "unprovable-ends-later"
+	// CapabilitiesChangeAfterCrash breaks Capabilities' rule (the same
+	// value every time): once a store call crashed (see
+	// memdrv.Driver.Crash), or a Recycle ended every access, Capabilities
+	// reports Cancel the other way round, as a driver that reads its
+	// capabilities again from the store's connection after reconnecting
+	// would.
+	CapabilitiesChangeAfterCrash Rule = "capabilities-change-after-crash"
 )
 
 // firstRules are the rules of [Rules]: the first sixteen.
@@ -262,6 +294,10 @@ var rules = append(append([]Rule(nil), firstRules...),
 	LookupIgnoresDeadline,
 	DrainTrueWhileLookupInside,
 	LookupBlocksAdmission,
+	TogetherBusyLastOnly,
+	CleanRefusalWhenLive,
+	UnprovableEndsLater,
+	CapabilitiesChangeAfterCrash,
 )
 
 // Rules returns the first sixteen rules, in the order they are declared;
@@ -277,7 +313,9 @@ func Rules() []Rule { return append([]Rule(nil), firstRules...) }
 // callbacks, then those of operations with rows in several regions, a
 // Drain that gives up, a row failing beside a running one, names read
 // late and Cancel after a true Drain, then those of lookups (the
-// optional contract.Looker). A fresh slice each time.
+// optional contract.Looker), then those of batches of regions, failed
+// registrations, Unprovable over time and Capabilities. A fresh slice
+// each time.
 func AllRules() []Rule { return append([]Rule(nil), rules...) }
 
 // String returns the rule's name.
