@@ -25,7 +25,10 @@ import (
 //     stays in the driver's count of lookups inside the store until the
 //     gate opens and the store answers it);
 //   - Pause through the driver's own worker pool (parts stay queued);
-//   - Full when full is not nil (a pool of its own, filled by raw).
+//   - Full when full is not nil (a pool of its own, filled by raw);
+//   - FailNextRegistration at the SDK boundary (suiteClient: the next
+//     register_buffer reaches the real store, which registers the
+//     buffer, and then panics, as the fake's does).
 //
 // The driver's client is lookupView, which also gives it get_size (the
 // shared real client's mooncakesdk.Sizer), so that its lookups ask the
@@ -68,6 +71,8 @@ func realSubject(t *testing.T, sc *sharedClient, raw *rawClient, full func()) fu
 			Hold:        c.hold,
 			Pause:       func() func() { return d.pool.Pause() },
 			HoldLookups: lv.holdLookups,
+			// The driver registers no batches, so batch is never set.
+			FailNextRegistration: func(bool) { c.failNextRegister() },
 		}, nil
 	}
 }

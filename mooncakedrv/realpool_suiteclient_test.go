@@ -73,6 +73,17 @@ type suiteClient struct {
 	closed  bool
 	putGate *holdGate
 	getGate *holdGate
+	// failRegister: the next register_buffer panics once the real store
+	// registered the buffer (the FailNextRegistration hook).
+	failRegister bool
+}
+
+// failNextRegister makes the next register_buffer panic once the real
+// store registered the buffer: a registration that may be live.
+func (c *suiteClient) failNextRegister() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.failRegister = true
 }
 
 // hold installs a gate on every later call in dir.
@@ -113,7 +124,15 @@ func (c *suiteClient) RegisterBuffer(addr uintptr, n uint64) error {
 	if err := c.enter(nil); err != nil {
 		return err
 	}
-	return c.Client.RegisterBuffer(addr, n)
+	err := c.Client.RegisterBuffer(addr, n)
+	c.mu.Lock()
+	fail := c.failRegister && err == nil
+	c.failRegister = c.failRegister && !fail
+	c.mu.Unlock()
+	if fail {
+		panic("kvshare test: register_buffer panicked after the store registered the buffer")
+	}
+	return err
 }
 
 func (c *suiteClient) UnregisterBuffer(addr uintptr) error {
