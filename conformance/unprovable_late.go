@@ -27,8 +27,10 @@ func (b *bench) recheckUnprovable() {
 	}
 	var pinned []*watch
 	for _, w := range b.watches {
+		// Doubt cast by a change seen earlier leaves it Unprovable here:
+		// it is looked at again all the same, and says so on its own.
 		w.mu.Lock()
-		still := w.left == contract.Unprovable && !w.doubt
+		still := w.left == contract.Unprovable
 		w.mu.Unlock()
 		if still && w.operation() != nil {
 			pinned = append(pinned, w)
