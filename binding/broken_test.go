@@ -269,6 +269,21 @@ func TestBrokenDriversAreContained(t *testing.T) {
 		broken.CleanRefusalWhenLive:         nil,
 		broken.UnprovableEndsLater:          nil,
 		broken.CapabilitiesChangeAfterCrash: nil,
+		// The further lookup rules bend answers the backend passes on as
+		// they are (a Present for a declined put, an Absent for a name the
+		// store failed to answer for, an InFlight held too long or too
+		// short), or calls it never makes (a lookup after a Drain or
+		// after Close: the backend asks nothing then), or a lookup's
+		// names read after it returned, which its own key maker does not
+		// watch: only the conformance suite sees these; its self-test
+		// pairs each with its check.
+		broken.PresentForDeclined:     nil,
+		broken.AbsentWhenLookupFails:  nil,
+		broken.LookupAfterFalseDrain:  nil,
+		broken.LookupAfterClose:       nil,
+		broken.LookupNamesAfterReturn: nil,
+		broken.QueuedPutNotInFlight:   nil,
+		broken.InFlightAfterPutEnded:  nil,
 	}
 	for _, rule := range broken.AllRules() {
 		scenario, ok := scenarios[rule]

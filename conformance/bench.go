@@ -91,6 +91,7 @@ type bench struct {
 
 	drains      int    // Drain calls made
 	falseDrains int    // Drains that answered false, for the probes' names
+	closes      int    // Closes that returned nil, for the lookups' names after them
 	spare       *arena // a registered region no operation uses, for the probes after a false Drain
 	// during, when set, says what the check stages while it makes its
 	// next calls: a call that does not return in time is reported with it.

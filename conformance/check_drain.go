@@ -100,6 +100,7 @@ func (b *bench) closeNow() error {
 	case err == nil:
 		b.closed = true
 		b.calm.Store(true)
+		b.refuseLookupAfterClose()
 	case !isRejected(err):
 		b.r.Errorf("Close refused with %v, which does not wrap ErrDriverRejected", err)
 	}

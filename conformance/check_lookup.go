@@ -99,11 +99,20 @@ func checkLookupRefusals(b *bench) {
 // wrapping ErrDriverRejected.
 func (b *bench) refuseLookup(l contract.Looker, batch contract.LookupBatch, what, why string) {
 	b.r.Helper()
-	label := fmt.Sprintf("lookup of %d names (%s)", len(batch.Names), what)
 	ctx, cancel := b.bound()
 	defer cancel()
+	b.refuseLookupWithin(ctx, l, batch, what, why)
+}
+
+// refuseLookupWithin is refuseLookup with a context of the caller's: a
+// brief one where a lookup that asked the store anyway would block
+// inside it.
+func (b *bench) refuseLookupWithin(ctx context.Context, l contract.Looker, batch contract.LookupBatch, what, why string) {
+	b.r.Helper()
+	label := fmt.Sprintf("lookup of %d names (%s)", len(batch.Names), what)
+	p := b.probeOf(batch, label)
 	var err error
-	_, pan := b.call(label+": Lookup", func() { _, err = l.Lookup(ctx, batch, staleDst(len(batch.Names))) })
+	_, pan := b.call(label+": Lookup", func() { _, err = b.lendLookup(ctx, l, p, batch, staleDst(len(batch.Names))) })
 	switch {
 	case pan != nil:
 		b.r.Errorf("%s: Lookup panicked: %v: a lookup refuses what it cannot ask about, never panics", label, pan)
@@ -408,7 +417,7 @@ func checkLookupConcurrent(b *bench) {
 							err = fmt.Errorf("panicked: %v", x)
 						}
 					}()
-					got, err = l.Lookup(ctx, p.batch, nil)
+					got, err = b.lendLookup(ctx, l, p, p.batch, nil)
 				}()
 				cancel()
 				if err != nil {

@@ -20,22 +20,39 @@ func (b *bench) recycler() contract.Recycler {
 
 // recycle calls Recycle within ctx (the call bounded by Wait), with every
 // operation admitted so far allowed one change from Unprovable to Ended
-// while it runs. It returns Recycle's error. When Recycle fails (rule 3)
-// no access may have changed, and the allowance is withdrawn; when it
-// ends every access (nil, or ErrRecycledClosed), every operation
-// admitted before must read Ended with every row final (rule 4).
+// while it runs, and holds those operations to what it answered (see
+// recycleEnd). It returns Recycle's error.
 func (b *bench) recycle(ctx context.Context) error {
 	b.r.Helper()
 	rc := b.recycler()
-	ws := slices.Clone(b.watches)
-	for _, w := range ws {
-		w.recyclable.Store(true)
-	}
+	ws := b.recycleBegin()
 	var err error
 	_, p := b.call("Recycle", func() { err = rc.Recycle(ctx) })
 	if p != nil {
 		b.r.Fatalf("Recycle panicked: %v", p)
 	}
+	b.recycleEnd(ws, err)
+	return err
+}
+
+// recycleBegin allows every operation admitted so far one change from
+// Unprovable to Ended, for a Recycle about to be called, and returns
+// them.
+func (b *bench) recycleBegin() []*watch {
+	ws := slices.Clone(b.watches)
+	for _, w := range ws {
+		w.recyclable.Store(true)
+	}
+	return ws
+}
+
+// recycleEnd holds the operations ws, admitted before a Recycle, to what
+// it answered: when Recycle fails (rule 3) no access may have changed,
+// and the allowance is withdrawn; when it ends every access (nil, or
+// ErrRecycledClosed), every one of them must read Ended with every row
+// final (rule 4).
+func (b *bench) recycleEnd(ws []*watch, err error) {
+	b.r.Helper()
 	ended := err == nil || errors.Is(err, contract.ErrRecycledClosed)
 	for _, w := range ws {
 		if w.operation() == nil {
@@ -58,7 +75,6 @@ func (b *bench) recycle(ctx context.Context) error {
 	if err != nil && !ended && !isRejected(err) {
 		b.r.Errorf("Recycle failed with %v, which wraps neither ErrDriverRejected nor ErrRecycledClosed", err)
 	}
-	return err
 }
 
 // finishStrays lets the transfers the store gave up on run to their end

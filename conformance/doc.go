@@ -25,12 +25,14 @@
 //     and hook call is bounded by Harness.Wait, and the suite never sleeps
 //     and then asserts.
 //   - Every snapshot, every onChange and every Drain is held to the
-//     rules (after a false one, Put and Get must be refused), and memory
-//     and the names lent are watched after their access ended, so a late
-//     write, a late callback or a name read late shows.
+//     rules (after a false one, Put, Get and Lookup must be refused), and
+//     memory and the names lent are watched after their access ended (a
+//     lookup's, after it returned), so a late write, a late callback or a
+//     name read late shows.
 //   - A driver that implements [contract.Looker] is held to its rules
 //     (the lookup checks; a driver without it skips them, saying so), and
-//     every lookup the suite makes to one Presence per name.
+//     every lookup the suite makes to one Presence per name; after every
+//     Close, a lookup must be refused.
 //   - The suite never frees memory an admitted operation may still touch:
 //     memory whose release it cannot justify stays mapped for the life of
 //     the process, and the check says which and why.

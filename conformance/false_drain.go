@@ -64,14 +64,20 @@ func (b *bench) inFlight() bool {
 }
 
 // refuseAfterFalseDrain submits, after a Drain that answered false, a
-// row over the spare region in every direction the driver serves: each
-// must be refused.
+// row over the spare region in every direction the driver serves, and a
+// lookup of a fresh name for a contract.Looker (see refuseLookupAfter):
+// each must be refused.
 func (b *bench) refuseAfterFalseDrain() {
 	b.r.Helper()
-	if b.spare == nil || b.hung {
+	if b.hung {
 		return
 	}
 	b.falseDrains++
+	b.refuseLookupAfter(fmt.Sprintf("after-false-drain-%d", b.falseDrains), "after a Drain that answered false",
+		"a Drain stops taking work, lookups included, whatever it answers (this one answered false)")
+	if b.spare == nil || b.hung {
+		return
+	}
 	b.refuseSpan(fmt.Sprintf("after-false-drain-%d", b.falseDrains), b.spare.span(0),
 		"a Drain stops taking work, whatever it answers (this one answered false)")
 }

@@ -169,6 +169,13 @@ type Subject struct {
 	// exists-check of a put included) of keys other than these.
 	HoldLookups func(keys ...string) Gate
 
+	// FailLookups makes the store fail every later presence call (a
+	// lookup's) that asks about one of keys: it answers nothing for
+	// those keys. A harness whose store fails a call as a whole may
+	// leave the other names of that call unanswered too, but fails no
+	// put's or get's call of other keys.
+	FailLookups func(keys ...string)
+
 	// FailNextRegistration makes the store fail the driver's next
 	// registration (RegisterRegions when batch is set, else Register) in
 	// a way that may leave it live: the store may have taken the memory

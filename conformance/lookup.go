@@ -14,7 +14,9 @@ import (
 // held to the answer's shape (one Presence per name, appended to
 // dst[:0]). A lookup lends no memory, so the suite's seals and its watch
 // of every operation's memory see a lookup that touched some as they see
-// any other driver call.
+// any other driver call. It lends its names, until it returns: every
+// lookup carries them in a buffer of the suite's own, written over and
+// watched from the moment Lookup returned (see nameBook).
 
 // looker returns the driver's contract.Looker, or skips the check.
 func (b *bench) looker() contract.Looker {
@@ -50,6 +52,16 @@ func (b *bench) probe(names ...string) probe {
 	p.label = fmt.Sprintf("lookup of %d names (%s)", len(names), strings.Join(shown, ", "))
 	if len(names) == 1 {
 		p.label = fmt.Sprintf("lookup of 1 name (%s)", shown[0])
+	}
+	return p
+}
+
+// probeOf describes a batch the check built itself (a refusal's, say)
+// as a probe labelled label, for the findings about its names.
+func (b *bench) probeOf(batch contract.LookupBatch, label string) probe {
+	p := probe{batch: batch, label: label, check: b.rowName("")}
+	for _, n := range batch.Names {
+		p.names = append(p.names, string(n))
 	}
 	return p
 }
@@ -96,7 +108,7 @@ func (b *bench) lookupInto(ctx context.Context, l contract.Looker, p probe, dst 
 	b.r.Helper()
 	var got []contract.Presence
 	var err error
-	if _, pan := b.call(p.label+": Lookup", func() { got, err = l.Lookup(ctx, p.batch, dst) }); pan != nil {
+	if _, pan := b.call(p.label+": Lookup", func() { got, err = b.lendLookup(ctx, l, p, p.batch, dst) }); pan != nil {
 		b.r.Errorf("%s: Lookup panicked: %v: a lookup answers or refuses, never panics", p.label, pan)
 		return nil, errLookupPanicked
 	}
@@ -143,6 +155,18 @@ func (b *bench) answerRules(p probe, dst, got []contract.Presence) {
 	}
 }
 
+// lendLookup makes one lookup of batch (p's, or a batch p describes),
+// its names lent in a buffer of the suite's own, which is written over
+// and watched the moment Lookup returned, or panicked (see nameBook).
+func (b *bench) lendLookup(ctx context.Context, l contract.Looker, p probe, batch contract.LookupBatch, dst []contract.Presence) ([]contract.Presence, error) {
+	shown := p
+	shown.batch = batch
+	names, ln := lendLookupNames(&shown)
+	batch.Names = names
+	defer b.names.retire(ln, b.run.nextMark())
+	return l.Lookup(ctx, batch, dst)
+}
+
 // lookupResult is what a lookup on a goroutine of the suite's came to.
 type lookupResult struct {
 	got      []contract.Presence
@@ -160,7 +184,7 @@ func (b *bench) lookupAsync(ctx context.Context, l contract.Looker, p probe) (<-
 		var r lookupResult
 		func() {
 			defer func() { r.panicked = recover() }()
-			suiteCall(func() { r.got, r.err = l.Lookup(ctx, p.batch, dst) })
+			suiteCall(func() { r.got, r.err = b.lendLookup(ctx, l, p, p.batch, dst) })
 		}()
 		ch <- r
 	}()

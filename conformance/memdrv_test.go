@@ -33,6 +33,7 @@ func memSubject(drv contract.Driver, d *memdrv.Driver, s *memdrv.Store) *Subject
 		// memdrv holds every lookup: its lookups never carry a put's or
 		// a get's store call.
 		HoldLookups: func(...string) Gate { return d.HoldLookups() },
+		FailLookups: d.FailLookups,
 		// memdrv stages a failure that may be live as the driver's own
 		// answer: the region is registered, and the error carries its
 		// handle. A TogetherDriver over d stages a batch's.

@@ -98,6 +98,14 @@ var pairings = []struct {
 	{rule: broken.DrainTrueWhileLookupInside, check: "lookup-deadline", violation: "Drain returned true while the lookup was abandoned at its context's end"},
 	{rule: broken.LookupBlocksAdmission, check: "lookup-concurrent", violation: "Put did not return within " + selfWaitText + " (a lookup is held inside the store meanwhile: a lookup blocked in the store holds up no Put, Get or Poll)"},
 	{rule: broken.LookupBlocksAdmission, check: "lookup-concurrent", violation: "Get did not return within " + selfWaitText + " (a lookup is held inside the store meanwhile", opts: memdrv.Options{Get: true}},
+	{rule: broken.PresentForDeclined, check: "lookup-failed-put", violation: `name "declined" read present, but a get made right after ended [miss]`},
+	{rule: broken.PresentForDeclined, check: "lookup-failed-put", violation: `name "declined" read present, but the store holds no complete object under its key`, opts: memdrv.Options{Put: true}},
+	{rule: broken.AbsentWhenLookupFails, check: "lookup-store-fails", violation: `name "failing-stored" reads absent, want unknown: the store failed to answer for it`},
+	{rule: broken.LookupAfterFalseDrain, check: "lookup-after-false-drain", violation: "(after a Drain that answered false): answered, want refused with ErrDriverRejected"},
+	{rule: broken.LookupAfterClose, check: "lookup-after-close", violation: "(after Close, a name asked before it): answered, want refused with ErrDriverRejected"},
+	{rule: broken.LookupNamesAfterReturn, check: "lookup-names-after-return", violation: "the key maker was handed the name after Lookup returned"},
+	{rule: broken.QueuedPutNotInFlight, check: "lookup-in-flight", violation: `name "queued-0" reads absent while this driver's put of it is admitted and not yet taken by a worker (the Pause hook), want in-flight`},
+	{rule: broken.InFlightAfterPutEnded, check: "lookup-in-flight", violation: `name "queued-0" reads in-flight, yet its put was cancelled before any worker took it (ended [cancelled])`},
 
 	{rule: broken.TogetherBusyLastOnly, check: "together-busy/get", violation: "UnregisterRegions succeeded while an operation covering region r1 (the first of the batch's 3) has access open"},
 	{rule: broken.TogetherBusyLastOnly, check: "together-busy/put", violation: "(the first of the batch's 3) has access open: a busy region keeps the whole batch registered, whichever region it is", opts: memdrv.Options{Put: true}},
@@ -296,7 +304,7 @@ func TestSelfTestEveryBrokenRulePaired(t *testing.T) {
 	for _, rule := range broken.AllRules() {
 		assert.True(t, paired[rule], "broken rule %q has no pairing", rule)
 	}
-	assert.Len(t, broken.AllRules(), 49)
+	assert.Len(t, broken.AllRules(), 56)
 }
 
 // TestSelfTestWholeSuite runs the whole suite, thorough, against each

@@ -73,6 +73,7 @@ func (b *bench) teardown() {
 			b.r.Errorf("Close after a Drain that returned true, with every region unregistered: %v", err)
 		default:
 			b.closed = true
+			b.refuseLookupAfterClose()
 		}
 	}
 	b.calm.Store(true)

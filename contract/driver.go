@@ -27,8 +27,11 @@ type Capabilities struct {
 	Hints bool
 	// MaxRowsPerOp caps the rows of one call; 0 means no cap.
 	MaxRowsPerOp int
-	// LookupInFlight: the driver's [Looker] tells InFlight from Absent.
-	// Without it a name being written may read Absent (or Unknown).
+	// LookupInFlight: the driver's [Looker] answers InFlight for every
+	// name being written, by this driver (from a put's admission, a row
+	// no worker has taken yet included) or by another writer. Without it
+	// a name being written may read Absent, Unknown or InFlight. Either
+	// way InFlight is never answered for a name no one writes.
 	LookupInFlight bool
 	// PresenceFromIndex: the driver's [Looker] answers Present from the
 	// store's index: the index holds a whole object under the key, and a

@@ -10,8 +10,8 @@ import (
 type Presence uint8
 
 const (
-	// Unknown: the store cannot tell, the lookup's context ended before
-	// its answer came, or the name was not asked.
+	// Unknown: the store cannot tell or failed to answer, the lookup's
+	// context ended before its answer came, or the name was not asked.
 	Unknown Presence = iota
 	// Present: a complete, readable object stands behind the key: a get
 	// made now would read it whole. With Capabilities.PresenceFromIndex,
@@ -21,7 +21,7 @@ const (
 	// Absent: no object has the key.
 	Absent
 	// InFlight: the store, or this driver, is writing the key: ask again
-	// soon.
+	// soon. Never for a key no one writes (see [Looker], rule 2).
 	InFlight
 )
 
@@ -54,10 +54,11 @@ func (b LookupBatch) AppendKey(dst []byte, i int) []byte { return b.Keys.AppendK
 // Lookup appends one [Presence] per name, in batch order, to dst[:0] and
 // returns it. It refuses a batch it cannot ask about (no key maker, an
 // empty name, a name without a key, a name twice) and every batch after
-// Drain, with an error wrapping [ErrDriverRejected] and no call to the
-// store. Otherwise it answers within ctx: what the store did not answer
-// by the time ctx ended is Unknown. The rules, which the conformance
-// suite checks:
+// Drain (whatever Drain answered) or Close, with an error wrapping
+// [ErrDriverRejected] and no call to the store. Otherwise it answers
+// within ctx: what the store did not answer, because ctx ended first or
+// the store failed the call, is Unknown, never Absent. The rules, which
+// the conformance suite checks:
 //
 //  1. Never Present for an object a get could not read whole at that
 //     moment: a key being written, a torn or short object, a key whose
@@ -68,8 +69,13 @@ func (b LookupBatch) AppendKey(dst []byte, i int) []byte { return b.Keys.AppendK
 //     object whole or ends Fault (the index still lists a holder of the
 //     data that stopped answering); it never reads a torn object or
 //     another one, and never Misses an object nothing removed.
-//  2. InFlight only with Capabilities.LookupInFlight; a key this driver
-//     is putting is InFlight then, never Present before the put is Ready.
+//  2. With Capabilities.LookupInFlight, every name being written reads
+//     InFlight: by this driver (a put from its admission until its row
+//     is final, a row no worker has taken yet included) or by another
+//     writer. Without it such a name may read Absent, Unknown or
+//     InFlight. InFlight is never answered for a name no one writes, and
+//     a key this driver is putting is never Present before its put is
+//     Ready.
 //  3. A lookup lends no memory, so a call blocked in the store may be
 //     abandoned at ctx's end; the driver states what an abandoned call
 //     still owns and why that is safe. An abandoned call still uses the

@@ -57,18 +57,29 @@ func (d *Driver) Recycle(ctx context.Context) error {
 			return fmt.Errorf("%w: memdrv: recycle: rows still inside the store when the context ended (%v): nothing torn down", contract.ErrDriverRejected, ctx.Err())
 		}
 	}
-	keep := d.scene.keepStrays
-	d.scene.keepStrays = false
+	bent := d.scene.recycle
+	d.scene.recycle = recycleBend{}
 	d.mu.Unlock()
-	if !keep {
+	if !bent.keepStrays {
 		d.landing.Lock() // waits for strays writing now
 		d.mu.Lock()
-		d.strays = nil
+		if bent.stopOneStray {
+			d.strays = d.strays[min(1, len(d.strays)):]
+		} else {
+			d.strays = nil
+		}
 		d.mu.Unlock()
 		d.landing.Unlock()
 	}
 	d.mu.Lock()
 	ended := d.unprovable
+	if bent.callBackFirst {
+		d.mu.Unlock()
+		for _, op := range ended {
+			d.callOnChange(op)
+		}
+		d.mu.Lock()
+	}
 	d.unprovable = nil
 	for _, op := range ended {
 		op.access = contract.Ended
@@ -78,8 +89,10 @@ func (d *Driver) Recycle(ctx context.Context) error {
 	d.wakeLocked()
 	d.spawnLocked()
 	d.mu.Unlock()
-	for _, op := range ended {
-		d.callOnChange(op)
+	if !bent.callBackFirst {
+		for _, op := range ended {
+			d.callOnChange(op)
+		}
 	}
 	return nil
 }
@@ -113,6 +126,15 @@ func (d *Driver) FinishStrays() int {
 	return len(strays)
 }
 
+// recycleBend is how the next Recycle that ends every access breaks
+// its rules, as the deviation hooks below stage it; the zero value keeps
+// them.
+type recycleBend struct {
+	keepStrays    bool // KeepStraysOnRecycle
+	stopOneStray  bool // StopOneStrayOnRecycle
+	callBackFirst bool // CallBackBeforeEndOnRecycle
+}
+
 // KeepStraysOnRecycle makes the next Recycle tear nothing down while it
 // still reports every access Ended: a later FinishStrays then writes
 // memory whose access ended. It is the deviation a conformance suite
@@ -120,7 +142,30 @@ func (d *Driver) FinishStrays() int {
 func (d *Driver) KeepStraysOnRecycle() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.scene.keepStrays = true
+	d.scene.recycle.keepStrays = true
+}
+
+// StopOneStrayOnRecycle makes the next Recycle tear down only the oldest
+// transfer the store gave up on, leaving the others running, while it
+// still reports every access Ended: a later FinishStrays then writes,
+// through every transfer but that one, memory whose access ended. It is
+// a deviation a conformance suite must catch (an operation of several
+// rows leaves several transfers).
+func (d *Driver) StopOneStrayOnRecycle() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.scene.recycle.stopOneStray = true
+}
+
+// CallBackBeforeEndOnRecycle makes the next Recycle call the onChange of
+// every Unprovable operation before their access reads Ended, and not
+// again after: a Poll from inside the callback still reads Unprovable.
+// It is a deviation a conformance suite must catch (a callback follows
+// the change it reports).
+func (d *Driver) CallBackBeforeEndOnRecycle() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.scene.recycle.callBackFirst = true
 }
 
 // Recycles returns how many Recycles ended every access.

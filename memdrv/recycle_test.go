@@ -2,6 +2,8 @@ package memdrv_test
 
 import (
 	"context"
+	"fmt"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -144,6 +146,82 @@ func TestARecycleThatKeepsStraysStillReportsEnded(t *testing.T) {
 		assert.Equal(t, contract.Ended, op.Poll(nil).Access, "the deviation: Ended")
 		assert.Equal(t, 1, f.d.FinishStrays(), "with its transfer still running")
 		assert.Equal(t, pattern(slotBytes, 1), f.mem.Slot(4), "which writes memory whose access ended")
+		f.teardown()
+	})
+}
+
+// unprovableRows has the fixture get n stored keys ("u0", "u1", …) into
+// slots 4 on, each transfer left running: one operation, Unprovable,
+// with n strays.
+func (f *fixture) unprovableRows(n int, onChange func()) contract.Operation {
+	f.t.Helper()
+	var rows []contract.Row
+	for i := range n {
+		key := fmt.Sprintf("u%d", i)
+		f.store.Set(key, pattern(slotBytes, byte(i+1)))
+		f.d.UnprovableGets(key)
+		rows = append(rows, f.row(4+i, key))
+	}
+	op, err := f.d.Get(batch(rows...), nil, onChange)
+	require.NoError(f.t, err)
+	synctest.Wait()
+	require.Equal(f.t, contract.Unprovable, op.Poll(nil).Access)
+	return op
+}
+
+func TestARecycleThatStopsOneStrayLeavesTheOthersRunning(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, memdrv.Options{})
+		op := f.unprovableRows(3, nil)
+		f.d.StopOneStrayOnRecycle()
+		require.NoError(t, f.d.Recycle(t.Context()))
+		assert.Equal(t, contract.Ended, op.Poll(nil).Access, "the deviation: Ended")
+		assert.Equal(t, 2, f.d.FinishStrays(), "two of the three transfers still ran")
+		written := 0
+		for slot := 4; slot < 7; slot++ {
+			if !untouched(f.mem.Slot(slot)) {
+				written++
+				assert.Equal(t, pattern(slotBytes, byte(slot-3)), f.mem.Slot(slot), "slot %d: its own object", slot)
+			}
+		}
+		assert.Equal(t, 2, written, "into memory whose access ended")
+
+		again := f.unprovableRows(2, nil)
+		require.NoError(t, f.d.Recycle(t.Context()))
+		assert.Equal(t, contract.Ended, again.Poll(nil).Access)
+		assert.Zero(t, f.d.FinishStrays(), "the next Recycle tears every transfer down")
+		f.teardown()
+	})
+}
+
+func TestARecycleThatCallsBackFirstAnnouncesAnEndNotYetVisible(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, memdrv.Options{})
+		var recycling atomic.Bool
+		var seen []contract.Access
+		var op contract.Operation
+		watched := func() {
+			if recycling.Load() {
+				seen = append(seen, op.Poll(nil).Access)
+			}
+		}
+		recycle := func(bend bool) {
+			if bend {
+				f.d.CallBackBeforeEndOnRecycle()
+			}
+			seen = nil
+			recycling.Store(true)
+			require.NoError(t, f.d.Recycle(t.Context()))
+			recycling.Store(false)
+		}
+		op = f.unprovableRows(1, watched)
+		recycle(true)
+		assert.Equal(t, []contract.Access{contract.Unprovable}, seen, "called once, before the end was visible, and not after")
+		assert.Equal(t, contract.Ended, op.Poll(nil).Access)
+
+		op = f.unprovableRows(1, watched)
+		recycle(false)
+		assert.Equal(t, []contract.Access{contract.Ended}, seen, "the next Recycle calls back once the end is visible")
 		f.teardown()
 	})
 }

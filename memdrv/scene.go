@@ -23,7 +23,7 @@ type scene struct {
 	admitted       [3]int // by Direction
 	hints          int
 	lastHint       contract.Hint
-	keepStrays     bool // KeepStraysOnRecycle
+	recycle        recycleBend // the deviation hooks of Recycle
 }
 
 // sceneRow is what the hooks say about one store call.

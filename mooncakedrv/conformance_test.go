@@ -75,6 +75,15 @@ func fakeSubject(cfg Config) func() (*conformance.Subject, error) {
 				}
 				return fakeGate{g}
 			},
+			// A lookup is one batch_is_exist: fail the exists-checks
+			// carrying those keys as a whole (the library's -1), as a
+			// master that does not answer would; the other names of the
+			// call go unanswered too.
+			FailLookups: func(keys ...string) {
+				for _, k := range keys {
+					mustScript(store, fakesdk.Fault{Op: fakesdk.Exist, Key: k, Fail: true})
+				}
+			},
 			// A registration that may be live: register_buffer panics
 			// once it registered the buffer (the driver registers no
 			// batches, so batch is never set).

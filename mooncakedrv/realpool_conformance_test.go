@@ -24,6 +24,9 @@ import (
 //     calls do; the lookup's context may end meanwhile, and the call
 //     stays in the driver's count of lookups inside the store until the
 //     gate opens and the store answers it);
+//   - FailLookups at the SDK boundary (lookupView: an exists-check
+//     carrying a failing key fails as a whole, the library's -1, without
+//     reaching the store);
 //   - Pause through the driver's own worker pool (parts stay queued);
 //   - Full when full is not nil (a pool of its own, filled by raw);
 //   - FailNextRegistration at the SDK boundary (suiteClient: the next
@@ -71,6 +74,7 @@ func realSubject(t *testing.T, sc *sharedClient, raw *rawClient, full func()) fu
 			Hold:        c.hold,
 			Pause:       func() func() { return d.pool.Pause() },
 			HoldLookups: lv.holdLookups,
+			FailLookups: lv.failLookups,
 			// The driver registers no batches, so batch is never set.
 			FailNextRegistration: func(bool) { c.failNextRegister() },
 		}, nil
@@ -80,12 +84,38 @@ func realSubject(t *testing.T, sc *sharedClient, raw *rawClient, full func()) fu
 // lookupView is a conformance subject's client over a real pool: its
 // view of the shared client (suiteClient), whose exists-checks carrying
 // a key of a HoldLookups gate block at the gate before they reach the
-// store, and which answers get_size through the shared client.
+// store, whose exists-checks carrying a key of FailLookups fail, and
+// which answers get_size through the shared client.
 type lookupView struct {
 	*suiteClient
 
-	mu    sync.Mutex
-	holds []heldKeys
+	mu      sync.Mutex
+	holds   []heldKeys
+	failing map[string]bool
+}
+
+// failLookups makes every later exists-check carrying one of keys fail
+// as a whole, as the library's -1, without reaching the store.
+func (c *lookupView) failLookups(keys ...string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.failing == nil {
+		c.failing = map[string]bool{}
+	}
+	for _, k := range keys {
+		c.failing[k] = true
+	}
+}
+
+// failed returns the error of an exists-check of keys that carries a
+// failing key, or nil.
+func (c *lookupView) failed(keys []string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if slices.ContainsFunc(keys, func(k string) bool { return c.failing[k] }) {
+		return &mooncakesdk.CallError{Func: "mooncake_store_batch_is_exist", Code: -1}
+	}
+	return nil
 }
 
 // heldKeys is one HoldLookups gate and the keys whose exists-checks it
@@ -126,11 +156,17 @@ func (c *lookupView) BatchIsExistList(keys *mooncakesdk.KeyList, results []int32
 		ks[i] = string(keys.Key(i))
 	}
 	c.waitHeld(ks)
+	if err := c.failed(ks); err != nil {
+		return err
+	}
 	return c.suiteClient.BatchIsExistList(keys, results)
 }
 
 func (c *lookupView) BatchIsExist(keys []string, results []int32) error {
 	c.waitHeld(keys)
+	if err := c.failed(keys); err != nil {
+		return err
+	}
 	return c.suiteClient.BatchIsExist(keys, results)
 }
 
@@ -166,9 +202,11 @@ func TestRealConformance(t *testing.T) {
 }
 
 // A pool whose provider's segment is small (eviction off), filled by a
-// raw client: the conformance suite's full-store check with the Full
-// hook, then a put of this test's own, both Declined (-200 →
-// Declined).
+// raw client: the conformance suite's lookup-failed-put check, whose
+// declined case the Full hook stages here (a lookup of a key whose put
+// the full pool declined must not read Present), then its full-store
+// check, then a put of this test's own, each Declined (-200 →
+// Declined). lookup-failed-put runs first: its staging put needs room.
 func TestRealFullPool(t *testing.T) {
 	s := startRealStore(t, func(o *pool.Options) { o.SegmentSize = smallSegment })
 	raw := openRawClient(t, s)
@@ -181,10 +219,12 @@ func TestRealFullPool(t *testing.T) {
 		}
 		t.Logf("the pool took %d more objects before it answered -200 to every size", n)
 	}
-	t.Run("conformance", func(t *testing.T) {
-		sc := openSharedClient(t, s)
-		conformance.Run(t, conformance.Harness{New: realSubject(t, sc, raw, fill), SlotBytes: suiteSlotBytes, Only: []string{"full-store"}})
-	})
+	for _, check := range []string{"lookup-failed-put", "full-store"} {
+		t.Run(check, func(t *testing.T) {
+			sc := openSharedClient(t, s)
+			conformance.Run(t, conformance.Harness{New: realSubject(t, sc, raw, fill), SlotBytes: suiteSlotBytes, Only: []string{check}})
+		})
+	}
 	t.Run("declined", func(t *testing.T) {
 		fill()
 		testFullPoolDeclines(t, s, raw)

@@ -13,7 +13,8 @@ import (
 // clusterSubject builds conformance subjects over a three-node cluster:
 // each a fresh driver seeded with the nodes' proxies, the hooks those of
 // realSubject applied to every node (a gate holds on every proxy and is
-// held once any holds a reply; Crash and FailReads arm every proxy;
+// held once any holds a reply; Crash, FailReads and FailLookups arm every
+// proxy;
 // Hold(PutDir) pauses writes on every node). The proxies are the
 // cluster's own (each node announces its proxy), so each new subject
 // clears the rules the one before left. Seed and Object go straight to
@@ -57,6 +58,11 @@ func clusterSubject(t *testing.T, c *cluster, cfg Config, drivers *[]*Driver) fu
 			},
 			Pause:       func() func() { return d.pool.Pause() },
 			HoldLookups: func(keys ...string) conformance.Gate { return holdOn(ps, redistest.Command("EXISTS", keys...)) },
+			FailLookups: func(keys ...string) {
+				for _, p := range ps {
+					p.FailOn(redistest.Command("EXISTS", keys...), "kvshare test: the lookup failed")
+				}
+			},
 		}, nil
 	}
 }

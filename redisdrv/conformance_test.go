@@ -34,7 +34,8 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 //   - Crash through the proxy cutting the connection at the first
 //     command of the direction (see crashes for a crash beside a row
 //     held by key), FailReads through the proxy answering an
-//     error reply for the keys' GETs;
+//     error reply for the keys' GETs, FailLookups the same for the
+//     keys' EXISTS (the other names of a lookup are answered);
 //   - Pause through the driver's own worker pool.
 //
 // Writing stays nil: Redis has no "being written" state (a SET's value
@@ -85,6 +86,9 @@ func realSubject(t *testing.T, s *server, cfg Config) func() (*conformance.Subje
 			},
 			Pause:       func() func() { return d.pool.Pause() },
 			HoldLookups: func(keys ...string) conformance.Gate { return p.HoldReplies(redistest.Command("EXISTS", keys...)) },
+			FailLookups: func(keys ...string) {
+				p.FailOn(redistest.Command("EXISTS", keys...), "kvshare test: the lookup failed")
+			},
 		}, nil
 	}
 }

@@ -47,10 +47,15 @@ func (d *Driver) owe(effects []afterEnd) {
 
 // enter runs at the start of every call of the driver and of its
 // operations: it carries out what GetWritesAfterEnd and
-// PutRereadsAfterEnd owe. Memory is touched only inside regions the
-// wrapped driver still has registered, so the deviation never reaches
-// memory its lender let go of.
+// PutRereadsAfterEnd owe, and logs what LookupNamesAfterReturn kept.
+// Memory is touched only inside regions the wrapped driver still has
+// registered, so the deviation never reaches memory its lender let go
+// of.
 func (d *Driver) enter() {
+	if d.rule == LookupNamesAfterReturn {
+		d.logLookups()
+		return
+	}
 	if d.rule != GetWritesAfterEnd && d.rule != PutRereadsAfterEnd {
 		return
 	}

@@ -141,6 +141,9 @@ func TestRules(t *testing.T) {
 		broken.LookupBlocksAdmission,
 		broken.TogetherBusyLastOnly, broken.CleanRefusalWhenLive, broken.UnprovableEndsLater,
 		broken.CapabilitiesChangeAfterCrash,
+		broken.PresentForDeclined, broken.AbsentWhenLookupFails, broken.LookupAfterFalseDrain,
+		broken.LookupAfterClose, broken.LookupNamesAfterReturn, broken.QueuedPutNotInFlight,
+		broken.InFlightAfterPutEnded,
 	), all, "every rule, in the agreed order")
 	seen := map[broken.Rule]bool{}
 	for _, r := range all {

@@ -191,6 +191,7 @@ func walk(t *testing.T, b build) trace {
 	before := every.get()
 	tr["teardown/unregister"] = errText(drv.Unregister(reg))
 	tr["teardown/close"] = errText(drv.Close())
+	tr["teardown/lookup-after-close"] = presenceAfterClose(t, drv)
 	time.Sleep(time.Second) // a callback a little late is late too
 	synctest.Wait()
 	tr["teardown/late-callbacks"] = fmt.Sprint(every.get() - before)
@@ -258,24 +259,25 @@ var deviations = map[broken.Rule]func(label string) bool{
 	broken.AccessEndsBeforeResults: is("held/access", "cancel-running/access", "sibling-fault/access"),
 	broken.ResultsChangeAfterFinal: is("put/rows-again", "get-exact/rows-again", "after-end-get/rows-again", "after-end-put/rows-again"),
 	broken.UnregisterWhileBusy:     is("held/unregister", "unprovable/unregister", "queued-unregister/unregister", "later-row/unregister"),
-	broken.DrainTrueWhileLive:      is("held/drain", "deadline-drain/drain"),
+	broken.DrainTrueWhileLive:      is("held/drain", "deadline-drain/drain", "lookup-false-drain/drain"),
 	broken.UnwrappedError:          is("refused/put", "refused/get", "callback-drain/answer", "deadline-drain/after"),
 	broken.WritesOutsideSpan:       is("get-exact/memory", "held/memory", "after-end-get/memory", "cancel-running/memory"),
 	broken.LongObjectSpills:        is("get-long/memory"),
 	broken.ShortObjectReady:        is("get-short/rows"),
 	broken.ReadyForAbsent:          is("get-absent/rows", "mixed/rows"),
-	broken.IgnoresCancel:           is("cancel/rows", "cancel/callbacks"),
+	broken.IgnoresCancel:           is("cancel/rows", "cancel/callbacks", "lookup-queued/rows", "lookup-queued/presence-cancelled"),
 	broken.UnprovableNotTerminal:   is("unprovable/access-again", "unprovable-later/access-after-wait"),
 	// Put panics: every scene that starts with a put shows it, but
 	// callback-drain's Unregister, of a region idle either way.
 	broken.PanicsInPut: func(l string) bool {
-		for _, p := range []string{"put/", "put-writing/", "after-end-put/", "second-put/", "deadline-drain/", "names-late/", "cancel-after-drain/"} {
+		for _, p := range []string{"put/", "put-writing/", "after-end-put/", "second-put/", "deadline-drain/", "names-late/", "cancel-after-drain/", "lookup-queued/"} {
 			if strings.HasPrefix(l, p) {
 				return true
 			}
 		}
 		return is("refused/put", "late-callbacks/answer", "callback-drain/answer", "callback-drain/drain", "callback-drain/close",
-			"lookup/answer", "lookup/presence", "lookup-torn/answer", "lookup-beside/answer")(l)
+			"lookup/answer", "lookup/presence", "lookup-torn/answer", "lookup-beside/answer",
+			"lookup-declined/answer", "lookup-declined/rows", "lookup-false-drain/answer", "lookup-false-drain/drain")(l)
 	},
 	// Get admits nothing: every scene of gets shows it, but drain-lock's
 	// callbacks, which poll only an operation they were given, the
@@ -297,7 +299,7 @@ var deviations = map[broken.Rule]func(label string) bool{
 	broken.DrainIgnoresCallbacks:       is("callback-drain/drain"),
 	broken.DrainTrueWhenDeadline:       is("held/drain", "deadline-drain/drain"),
 	broken.DrainTrueUnprovableWithTime: is("unprovable/drain"),
-	broken.AdmitsAfterFalseDrain:       is("callback-drain/answer"),
+	broken.AdmitsAfterFalseDrain:       is("callback-drain/answer", "lookup-false-drain/after"),
 	broken.CloseAfterFalseDrain:        is("callback-drain/close"),
 	broken.RowsReversed:                is("mixed/rows", "sibling-fault/rows"),
 	broken.SecondPutReady:              is("second-put/rows"),
@@ -310,13 +312,15 @@ var deviations = map[broken.Rule]func(label string) bool{
 	broken.NamesAfterEnd:               is("names-late/keys-after-end"),
 	broken.CancelCallsBack:             is("cancel/callbacks", "cancel-after-drain/late-callbacks"),
 	// Every lookup that answers shows a presence too few.
-	broken.WrongLookupCount:       is("lookup/presence", "lookup-torn/presence", "lookup-held/presence", "lookup-beside/presence"),
-	broken.AdmitsLookupAfterDrain: is("lookup-refusals/after-drain"),
+	broken.WrongLookupCount: is("lookup/presence", "lookup-torn/presence", "lookup-held/presence", "lookup-beside/presence",
+		"lookup-declined/presence", "lookup-fails/presence", "lookup-names-late/presence", "lookup-queued/presence", "lookup-queued/presence-cancelled"),
+	broken.AdmitsLookupAfterDrain: is("lookup-refusals/after-drain", "lookup-false-drain/after", "teardown/lookup-after-close"),
 	// The crashed put left no object: absent too.
-	broken.PresentForAbsent:    is("lookup/presence", "lookup-torn/presence"),
-	broken.LookupRowsReversed:  is("lookup/presence"),
+	broken.PresentForAbsent: is("lookup/presence", "lookup-torn/presence",
+		"lookup-declined/presence", "lookup-fails/presence", "lookup-names-late/presence", "lookup-queued/presence-cancelled"),
+	broken.LookupRowsReversed:  is("lookup/presence", "lookup-fails/presence"),
 	broken.PresentWhileWriting: is("lookup/presence"),
-	broken.PresentForOwnPut:    is("lookup/presence"),
+	broken.PresentForOwnPut:    is("lookup/presence", "lookup-queued/presence"),
 	broken.PresentForTorn:      is("lookup-torn/presence"),
 	// A held lookup returns only once the store let it go, with the
 	// store's answer.
@@ -325,6 +329,15 @@ var deviations = map[broken.Rule]func(label string) bool{
 	// The put waits for the held lookup, so the scene lets the lookup go
 	// before its context ends: the store's answer.
 	broken.LookupBlocksAdmission: is("lookup-beside/admitted", "lookup-beside/presence"),
+	// The further lookup rules, each where its scene stages it; a put
+	// that crashed or was declined or cancelled keeps reading InFlight.
+	broken.PresentForDeclined:     is("lookup-declined/presence"),
+	broken.AbsentWhenLookupFails:  is("lookup-fails/presence"),
+	broken.LookupAfterFalseDrain:  is("lookup-false-drain/after"),
+	broken.LookupAfterClose:       is("teardown/lookup-after-close"),
+	broken.LookupNamesAfterReturn: is("lookup-names-late/keys-after-return"),
+	broken.QueuedPutNotInFlight:   is("lookup-queued/presence"),
+	broken.InFlightAfterPutEnded:  is("lookup-torn/presence", "lookup-declined/presence", "lookup-queued/presence-cancelled"),
 
 	broken.TogetherBusyLastOnly:         is("together-busy/unregister"),
 	broken.CleanRefusalWhenLive:         is("register-live/error", "register-live-together/error"),

@@ -5,8 +5,10 @@
 // [Driver] is a [contract.Driver] that wraps a [memdrv.Driver] and
 // behaves exactly like it except for the one [Rule] it was built to
 // break; the doc comment of each Rule says which rule it breaks and how
-// the deviation shows. Like memdrv's, it implements [contract.Looker]:
-// its Lookup is memdrv's, bent only by the lookup rules. [Driver.Inner] exposes the wrapped driver, so the
+// the deviation shows. Like memdrv's, it implements [contract.Looker]
+// and [contract.Recycler]: its Lookup and Recycle are memdrv's, bent
+// only by the lookup and the recycle rules. [Driver.Inner] exposes the
+// wrapped driver, so the
 // scenario hooks of memdrv stage what a deviation needs (a held get, an
 // unprovable get, a short object). [AllRules] lists every rule; [Rules]
 // the first sixteen, as it always did.

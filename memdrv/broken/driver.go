@@ -45,6 +45,7 @@ type Driver struct {
 	drainCalled bool            // CloseAfterFalseDrain, AdmitsLookupAfterDrain
 	puts        []ownPut        // PresentForOwnPut, PresentWhileWriting: every put handed out, until it ended
 	torn        map[string]bool // PresentForTorn: keys whose put ended Fault
+	looks       lookupState     // the further lookup rules (see lookup_more.go)
 	crashed     atomic.Bool     // CapabilitiesChangeAfterCrash: a store call crashed
 }
 
@@ -78,7 +79,7 @@ func New(rule Rule, s *memdrv.Store, o memdrv.Options) (*Driver, error) {
 		d.inner.OnRowEnd(d.noteTorn)
 	case CapabilitiesChangeAfterCrash:
 		d.inner.OnRowEnd(d.noteCrash)
-	case AdmitsLookupAfterDrain:
+	case AdmitsLookupAfterDrain, LookupAfterFalseDrain, LookupAfterClose:
 		d.shadow = memdrv.New(s, o)
 	}
 	return d, nil
@@ -202,6 +203,9 @@ func (d *Driver) Close() error {
 	d.lateCallbacks()
 	d.settleOwed()
 	err := d.inner.Close()
+	if err == nil {
+		d.noteLookupClosed()
+	}
 	if err != nil && d.rule == CloseAfterFalseDrain {
 		d.mu.Lock()
 		drained := d.drainCalled
@@ -269,7 +273,7 @@ func (d *Driver) wrap(dir memdrv.Direction, b contract.RowBatch, onChange func()
 	case UnregisterFirstRowOnly:
 		d.keepFirstRow(op, b)
 		return op, nil
-	case PresentForOwnPut, PresentWhileWriting:
+	case PresentForOwnPut, PresentWhileWriting, PresentForDeclined, QueuedPutNotInFlight, InFlightAfterPutEnded:
 		if dir == memdrv.PutDir {
 			d.keepPut(op, b)
 		}

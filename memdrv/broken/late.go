@@ -13,9 +13,14 @@ import (
 const lateBy = 5 * time.Millisecond
 
 // afterTrueDrain arms the callbacks that OnChangeAfterDrain and
-// LateOnChangeAfterDrain owe after a Drain that returned true.
+// LateOnChangeAfterDrain owe after a Drain that returned true, and
+// records it for LookupAfterFalseDrain.
 func (d *Driver) afterTrueDrain() {
 	switch d.rule {
+	case LookupAfterFalseDrain:
+		d.mu.Lock()
+		d.looks.drainedTrue = true
+		d.mu.Unlock()
 	case OnChangeAfterDrain:
 		d.mu.Lock()
 		d.armed = true

@@ -8,12 +8,13 @@ import (
 	"github.com/kvshare/kvshare/memdrv"
 )
 
-// ownPut is a put of this driver as PresentForOwnPut and
-// PresentWhileWriting remember it: the wrapped driver's operation and
-// each row's store key.
+// ownPut is a put of this driver as PresentForOwnPut, PresentWhileWriting
+// and the rules of bendsOwnPuts remember it: the wrapped driver's
+// operation, each row's store key and each row's first span.
 type ownPut struct {
-	op   contract.Operation
-	keys []string
+	op    contract.Operation
+	keys  []string
+	spans []contract.Span
 }
 
 // Lookup answers as the wrapped driver's Lookup, bent by the lookup
@@ -34,6 +35,12 @@ func (d *Driver) Lookup(ctx context.Context, b contract.LookupBatch, dst []contr
 	case LookupBlocksAdmission:
 		d.admission <- struct{}{}
 		defer func() { <-d.admission }()
+	case LookupAfterFalseDrain, LookupAfterClose:
+		if d.answersFromShadow() {
+			return d.shadow.Lookup(ctx, b, dst) // the state that refuses never looked at
+		}
+	case LookupNamesAfterReturn:
+		defer d.keepLookup(b)
 	}
 	got, err := d.inner.Lookup(ctx, b, dst)
 	if err != nil || len(got) == 0 {
@@ -52,6 +59,10 @@ func (d *Driver) Lookup(ctx context.Context, b contract.LookupBatch, dst []contr
 		}
 	case PresentWhileWriting, PresentForOwnPut, PresentForTorn:
 		d.bendPresence(b, got)
+	case AbsentWhenLookupFails:
+		unanswered(ctx, got)
+	case PresentForDeclined, QueuedPutNotInFlight, InFlightAfterPutEnded:
+		d.bendOwnPuts(b, got)
 	}
 	return got, nil
 }
@@ -81,17 +92,21 @@ func (d *Driver) bendPresence(b contract.LookupBatch, got []contract.Presence) {
 // (PresentForOwnPut, PresentWhileWriting).
 func (d *Driver) keepPut(op contract.Operation, b contract.RowBatch) {
 	keys := make([]string, b.Len())
-	for i := range b.Rows {
+	spans := make([]contract.Span, b.Len())
+	for i, r := range b.Rows {
 		keys[i] = b.Key(i)
+		if len(r.Spans) > 0 {
+			spans[i] = r.Spans[0]
+		}
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.puts = append(d.puts, ownPut{op: op, keys: keys})
+	d.puts = append(d.puts, ownPut{op: op, keys: keys, spans: spans})
 }
 
 // ownWriting returns the keys of the rows of this driver's puts that are
 // not final yet, queued or running, and forgets the puts whose access
-// ended.
+// ended, once it recorded how their rows ended.
 func (d *Driver) ownWriting() map[string]bool {
 	d.mu.Lock()
 	puts := slices.Clone(d.puts)
@@ -102,6 +117,9 @@ func (d *Driver) ownWriting() map[string]bool {
 		st := p.op.Poll(nil)
 		if st.Access == contract.Ended {
 			ended = append(ended, p.op)
+			d.mu.Lock()
+			d.noteEndedLocked(p, st.Rows)
+			d.mu.Unlock()
 		}
 		for i, r := range st.Rows {
 			if !r.Final() && i < len(p.keys) {

@@ -31,6 +31,7 @@ type operation struct {
 	frozen          []contract.RowStatus // CancelEndsRunningRow, EndsAtFirstFault: what every Poll reports after the lie
 	armed           bool                 // GetWritesAfterEnd, PutRereadsAfterEnd: a Poll reported Ended
 	logged          bool                 // NamesAfterEnd: its finished rows were logged
+	claimedEnded    bool                 // RecycleGivesUpEndsAccess: a Recycle that gave up claimed its access ended
 }
 
 // Poll returns the wrapped operation's state, bent by the rule. The
@@ -77,6 +78,10 @@ func (o *operation) Poll(dst []contract.RowStatus) contract.OpState {
 		}
 	case UnprovableEndsLater:
 		o.endLater(&st)
+	case RecycleGivesUpEndsAccess:
+		if o.claimedEnded && st.Access == contract.Unprovable {
+			st.Access = contract.Ended
+		}
 	case CancelEndsRunningRow:
 		if o.frozen != nil {
 			st = contract.OpState{Rows: append(st.Rows[:0], o.frozen...), Access: contract.Ended}

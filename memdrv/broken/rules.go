@@ -243,6 +243,54 @@ const (
 	CapabilitiesChangeAfterCrash Rule = "capabilities-change-after-crash"
 )
 
+// The further rules of contract.Looker: a lookup beside a put that ended
+// other than Ready, a store that fails the presence call, lookups after
+// a Drain that answered false and after Close, a lookup's names read
+// after it returned, and InFlight held to its rule. In the order
+// [AllRules] returns them, after those above.
+const (
+	// PresentForDeclined breaks Looker rule 1 (never Present for an
+	// object a get could not read whole): a key whose put of this driver
+	// ended Declined (the store refused it on its own terms) is answered
+	// Present, as by a driver that records a key as stored once its
+	// store call returned, whatever the store answered.
+	PresentForDeclined Rule = "present-for-declined"
+	// AbsentWhenLookupFails breaks Unknown (what the store did not
+	// answer is Unknown): a name the store failed to answer for
+	// (memdrv.Driver.FailLookups) is answered Absent, as by a driver that
+	// reads a failed presence call as "not there". A lookup whose context
+	// ended still answers Unknown.
+	AbsentWhenLookupFails Rule = "absent-when-lookup-fails"
+	// LookupAfterFalseDrain breaks the Looker's refusals (every lookup
+	// after Drain is refused, whatever Drain answered): until a Drain
+	// answers true, Lookup answers as before, from the store, as by a
+	// driver that stops answering lookups only once it drained.
+	LookupAfterFalseDrain Rule = "lookup-after-false-drain"
+	// LookupAfterClose breaks the Looker's refusals after Close: once
+	// Close returned nil, Lookup answers from the store, as by a driver
+	// whose Close replaces its drained state with a closed one its
+	// Lookup never looks at.
+	LookupAfterClose Rule = "lookup-after-close"
+	// LookupNamesAfterReturn breaks the lending of a lookup's names
+	// (borrowed until Lookup returns): the driver keeps every lookup's
+	// batch and, at the start of its next call, builds each name's key
+	// from it once more (a log of the lookups answered).
+	LookupNamesAfterReturn Rule = "lookup-names-after-return"
+	// QueuedPutNotInFlight breaks Looker rule 2 (with LookupInFlight, a
+	// name this driver's put is writing reads InFlight, rows no worker
+	// took yet included): a key whose put row is still queued (no row of
+	// the region its span lies in is running) is answered Absent, as by a
+	// driver that marks a key being written only once a worker takes its
+	// row.
+	QueuedPutNotInFlight Rule = "queued-put-not-in-flight"
+	// InFlightAfterPutEnded breaks Looker rule 2 (InFlight is never
+	// answered for a name no one writes): a key whose put of this driver
+	// ended other than Ready is answered InFlight from then on, unless the
+	// store holds a complete object under it, as by a driver that unmarks
+	// a key being written only when its put ends Ready.
+	InFlightAfterPutEnded Rule = "in-flight-after-put-ended"
+)
+
 // firstRules are the rules of [Rules]: the first sixteen.
 var firstRules = []Rule{
 	WrongResultCount,
@@ -298,6 +346,13 @@ var rules = append(append([]Rule(nil), firstRules...),
 	CleanRefusalWhenLive,
 	UnprovableEndsLater,
 	CapabilitiesChangeAfterCrash,
+	PresentForDeclined,
+	AbsentWhenLookupFails,
+	LookupAfterFalseDrain,
+	LookupAfterClose,
+	LookupNamesAfterReturn,
+	QueuedPutNotInFlight,
+	InFlightAfterPutEnded,
 )
 
 // Rules returns the first sixteen rules, in the order they are declared;
@@ -314,8 +369,10 @@ func Rules() []Rule { return append([]Rule(nil), firstRules...) }
 // Drain that gives up, a row failing beside a running one, names read
 // late and Cancel after a true Drain, then those of lookups (the
 // optional contract.Looker), then those of batches of regions, failed
-// registrations, Unprovable over time and Capabilities. A fresh slice
-// each time.
+// registrations, Unprovable over time and Capabilities, then the
+// further ones of lookups (puts that ended other than Ready, a failed
+// presence call, lookups after a false Drain and after Close, names read
+// after a lookup returned, InFlight). A fresh slice each time.
 func AllRules() []Rule { return append([]Rule(nil), rules...) }
 
 // String returns the rule's name.
