@@ -151,8 +151,9 @@ type Subject struct {
 	// FinishStrays lets every transfer the store gave up on (the gets of
 	// UnprovableGets) run to its end, as a store that was only slow
 	// would: a transfer the driver has not torn down writes its row's
-	// memory now. The recycle checks call it after a Recycle, to show a
-	// Recycle that reported access Ended without ending it.
+	// memory now. The recycle checks call it after a Recycle, or while
+	// one waits for a row inside the store, to show a Recycle that
+	// reported access Ended without ending it.
 	FinishStrays func()
 
 	// Pause stops the driver's workers from taking new rows until resume

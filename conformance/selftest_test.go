@@ -113,6 +113,14 @@ var pairings = []struct {
 	{rule: broken.UnprovableEndsLater, check: "unprovable-terminal", violation: "at the end of the run its access reads ended, though it was last seen unprovable"},
 	{rule: broken.CapabilitiesChangeAfterCrash, check: "capabilities-after-faults", violation: "Capabilities after a get's store call crashed returned"},
 	{rule: broken.CapabilitiesChangeAfterCrash, check: "capabilities-after-faults", violation: "Capabilities after a Recycle returned", shape: noCrash},
+
+	{rule: broken.RecycleStopsOneTransfer, check: "recycle-ends-every-transfer", violation: "changed after the operation's access ended"},
+	{rule: broken.RecycleCallsBackFirst, check: "recycle-callbacks-after-change", violation: "each before the change it reports was visible: a Poll from inside the last read access unprovable"},
+	{rule: broken.RecycleGivesUpEndsAccess, check: "recycle-gives-up", violation: "yet the operation's access went from Unprovable to Ended: a Recycle that gives up changes no access"},
+	{rule: broken.RecycleGivesUpEndsAccess, check: "recycle-gives-up", violation: "after a Recycle that gave up, the operation reads access ended: a Recycle that gives up leaves every Unprovable operation Unprovable"},
+	{rule: broken.RecycleAfterClose, check: "recycle-after-drain", violation: "Recycle after Close returned nil"},
+	{rule: broken.UnregisterDuringRecycle, check: "recycle-refuses-calls", violation: "Unregister of region r3 returned nil while a Recycle ran, want refused"},
+	{rule: broken.UnregisterDuringRecycle, check: "recycle-refuses-calls", violation: "Unregister of region r3 returned nil while a Recycle ran, want refused", opts: memdrv.Options{Get: true}},
 }
 
 // noPause takes away the hook that leaves rows unstarted: the check must
@@ -304,7 +312,7 @@ func TestSelfTestEveryBrokenRulePaired(t *testing.T) {
 	for _, rule := range broken.AllRules() {
 		assert.True(t, paired[rule], "broken rule %q has no pairing", rule)
 	}
-	assert.Len(t, broken.AllRules(), 56)
+	assert.Len(t, broken.AllRules(), 61)
 }
 
 // TestSelfTestWholeSuite runs the whole suite, thorough, against each

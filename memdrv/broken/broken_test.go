@@ -141,6 +141,8 @@ func TestRules(t *testing.T) {
 		broken.LookupBlocksAdmission,
 		broken.TogetherBusyLastOnly, broken.CleanRefusalWhenLive, broken.UnprovableEndsLater,
 		broken.CapabilitiesChangeAfterCrash,
+		broken.RecycleStopsOneTransfer, broken.RecycleCallsBackFirst, broken.RecycleGivesUpEndsAccess,
+		broken.RecycleAfterClose, broken.UnregisterDuringRecycle,
 		broken.PresentForDeclined, broken.AbsentWhenLookupFails, broken.LookupAfterFalseDrain,
 		broken.LookupAfterClose, broken.LookupNamesAfterReturn, broken.QueuedPutNotInFlight,
 		broken.InFlightAfterPutEnded,

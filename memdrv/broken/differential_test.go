@@ -251,9 +251,10 @@ var deviations = map[broken.Rule]func(label string) bool{
 		return strings.HasSuffix(l, "/rows") || strings.HasSuffix(l, "/rows-again") || l == "held/queued-rows"
 	},
 	// Without callbacks no worker is held inside one, so callback-drain's
-	// Drain answers true, and Close after it succeeds.
+	// Drain answers true, and Close after it succeeds; a Recycle's
+	// callbacks see nothing, since none come.
 	broken.NoOnChange: func(l string) bool {
-		return strings.HasSuffix(l, "/callbacks") || l == "callback-drain/drain" || l == "callback-drain/close"
+		return strings.HasSuffix(l, "/callbacks") || l == "callback-drain/drain" || l == "callback-drain/close" || l == "recycle-callbacks/seen"
 	},
 	broken.OnChangeAfterDrain:      is("teardown/late-callbacks"),
 	broken.AccessEndsBeforeResults: is("held/access", "cancel-running/access", "sibling-fault/access"),
@@ -270,7 +271,8 @@ var deviations = map[broken.Rule]func(label string) bool{
 	// Put panics: every scene that starts with a put shows it, but
 	// callback-drain's Unregister, of a region idle either way.
 	broken.PanicsInPut: func(l string) bool {
-		for _, p := range []string{"put/", "put-writing/", "after-end-put/", "second-put/", "deadline-drain/", "names-late/", "cancel-after-drain/", "lookup-queued/"} {
+		for _, p := range []string{"put/", "put-writing/", "after-end-put/", "second-put/", "deadline-drain/", "names-late/", "cancel-after-drain/",
+			"recycle-gives-up/put-", "recycle-gives-up/recycle", "recycle-gives-up/unprovable", "lookup-queued/"} {
 			if strings.HasPrefix(l, p) {
 				return true
 			}
@@ -285,7 +287,9 @@ var deviations = map[broken.Rule]func(label string) bool{
 	// the Capabilities of caps-after-crash, whose get never crashed.
 	broken.NilOperation: func(l string) bool {
 		for _, p := range []string{"get-", "cancel/", "unprovable/", "held/", "cancel-running/", "mixed/", "queued-unregister/", "later-row/", "sibling-fault/",
-			"together-busy/", "unprovable-later/"} {
+			"together-busy/", "unprovable-later/",
+			"recycle-strays/", "recycle-callbacks/", "recycle-during/",
+			"recycle-gives-up/get-", "recycle-gives-up/recycle", "recycle-gives-up/unprovable"} {
 			if strings.HasPrefix(l, p) {
 				return true
 			}
@@ -343,6 +347,12 @@ var deviations = map[broken.Rule]func(label string) bool{
 	broken.CleanRefusalWhenLive:         is("register-live/error", "register-live-together/error"),
 	broken.UnprovableEndsLater:          is("unprovable-later/access-after-wait"),
 	broken.CapabilitiesChangeAfterCrash: is("caps-after-crash/caps", "caps-after-recycle/caps"),
+
+	broken.RecycleStopsOneTransfer:  is("recycle-strays/finished", "recycle-strays/memory"),
+	broken.RecycleCallsBackFirst:    is("recycle-callbacks/seen"),
+	broken.RecycleGivesUpEndsAccess: is("recycle-gives-up/unprovable"),
+	broken.RecycleAfterClose:        is("recycle-after-close/recycle"),
+	broken.UnregisterDuringRecycle:  is("recycle-during/unregister"),
 }
 
 func is(labels ...string) func(string) bool {

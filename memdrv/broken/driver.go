@@ -14,8 +14,8 @@ import (
 )
 
 // Driver is a [contract.Driver] that behaves like the [memdrv.Driver] it
-// wraps except for one broken [Rule]; it is a [contract.Looker] as
-// memdrv's is. Its methods are safe for concurrent use, as memdrv's are.
+// wraps except for one broken [Rule]; it is a [contract.Looker] and a
+// [contract.Recycler] as memdrv's is. Its methods are safe for concurrent use, as memdrv's are.
 type Driver struct {
 	rule  Rule
 	inner *memdrv.Driver
@@ -39,7 +39,7 @@ type Driver struct {
 	armed       bool                    // OnChangeAfterDrain: a Drain returned true
 	owed        []contract.Registration // UnregisterWhileBusy, UnregisterIgnoresQueued: answered nil, still registered; CleanRefusalWhenLive: refused, yet live
 	regions     map[contract.Registration]contract.SlotRegion
-	ops         []*operation    // DrainCallbackUnderLock, NamesAfterEnd, CancelCallsBack: every operation handed out
+	ops         []*operation    // DrainCallbackUnderLock, NamesAfterEnd, CancelCallsBack, RecycleGivesUpEndsAccess: every operation handed out
 	firsts      []firstRow      // UnregisterFirstRowOnly: the first row of every operation
 	due         []afterEnd      // GetWritesAfterEnd, PutRereadsAfterEnd: effects for the next call
 	drainCalled bool            // CloseAfterFalseDrain, AdmitsLookupAfterDrain
@@ -47,6 +47,7 @@ type Driver struct {
 	torn        map[string]bool // PresentForTorn: keys whose put ended Fault
 	looks       lookupState     // the further lookup rules (see lookup_more.go)
 	crashed     atomic.Bool     // CapabilitiesChangeAfterCrash: a store call crashed
+	recycled    recycleState    // the recycle rules (see recycle.go)
 }
 
 var _ contract.Driver = (*Driver)(nil)
@@ -136,11 +137,15 @@ func (d *Driver) Register(r contract.SlotRegion) (contract.Registration, error) 
 
 // Unregister revokes reg in the wrapped driver; under UnregisterWhileBusy,
 // UnregisterIgnoresQueued and UnregisterFirstRowOnly a busy region may be
-// answered nil (see there).
+// answered nil (see there), and under UnregisterDuringRecycle one asked
+// while a Recycle runs.
 func (d *Driver) Unregister(reg contract.Registration) error {
 	d.enter()
 	d.lateCallbacks()
 	err := d.inner.Unregister(reg)
+	if d.unregisterDuringRecycle(reg, err) {
+		return nil
+	}
 	if errors.Is(err, memdrv.ErrRegionBusy) && d.liesAboutBusy(reg) {
 		d.mu.Lock()
 		d.owed = append(d.owed, reg)
@@ -205,6 +210,9 @@ func (d *Driver) Close() error {
 	err := d.inner.Close()
 	if err == nil {
 		d.noteLookupClosed()
+	}
+	if err == nil {
+		d.noteClosed()
 	}
 	if err != nil && d.rule == CloseAfterFalseDrain {
 		d.mu.Lock()
@@ -278,7 +286,7 @@ func (d *Driver) wrap(dir memdrv.Direction, b contract.RowBatch, onChange func()
 			d.keepPut(op, b)
 		}
 		return op, nil
-	case GetWritesAfterEnd, PutRereadsAfterEnd, DrainCallbackUnderLock, NamesAfterEnd, CancelCallsBack:
+	case GetWritesAfterEnd, PutRereadsAfterEnd, DrainCallbackUnderLock, NamesAfterEnd, CancelCallsBack, RecycleGivesUpEndsAccess:
 		o := &operation{d: d, rule: d.rule, inner: op, dir: dir, onChange: onChange}
 		if d.rule == NamesAfterEnd {
 			o.batch = b

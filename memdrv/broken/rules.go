@@ -243,6 +243,45 @@ const (
 	CapabilitiesChangeAfterCrash Rule = "capabilities-change-after-crash"
 )
 
+// The rules of contract.Recycler (the optional interface that ends the
+// access a driver could not prove ended), in the order [AllRules]
+// returns them, after those above.
+const (
+	// RecycleStopsOneTransfer breaks Recycler rule 4 (on nil, nothing the
+	// old resources did can touch lent memory any more): Recycle tears
+	// down only the oldest transfer the store gave up on
+	// (memdrv.Driver.StopOneStrayOnRecycle), leaves the others running,
+	// and still reports every access Ended, so an operation of several
+	// rows whose transfers were abandoned has every row but one written
+	// once they run to their end (memdrv.Driver.FinishStrays).
+	RecycleStopsOneTransfer Rule = "recycle-stops-one-transfer"
+	// RecycleCallsBackFirst breaks Recycler rule 4 with rule 2 (onChange
+	// follows the change it reports): Recycle calls the onChange of every
+	// Unprovable operation before their access reads Ended, and not again
+	// after (memdrv.Driver.CallBackBeforeEndOnRecycle), so a Poll from
+	// inside the callback still reads Unprovable.
+	RecycleCallsBackFirst Rule = "recycle-calls-back-first"
+	// RecycleGivesUpEndsAccess breaks Recycler rule 3 (a Recycle whose
+	// context ends first changes no access): when the wrapped Recycle
+	// gives up, every operation then Unprovable reads Ended in every
+	// later Poll, and its onChange is called before Recycle returns its
+	// error, though nothing was torn down: the transfers the store gave
+	// up on still run. The wrapped driver keeps them Unprovable.
+	RecycleGivesUpEndsAccess Rule = "recycle-gives-up-ends-access"
+	// RecycleAfterClose breaks Recycler rule 6 (after Close, Recycle is
+	// refused with ErrDriverRejected): once Close returned nil, Recycle
+	// answers nil, having done nothing.
+	RecycleAfterClose Rule = "recycle-after-close"
+	// UnregisterDuringRecycle breaks Recycler rule 1 (from the moment
+	// Recycle is called until it returns, Register and Unregister are
+	// refused): an Unregister made while a Recycle runs, which the
+	// wrapped driver refuses, is answered nil, as by a driver whose
+	// Unregister reaches the client being torn down; the region stays
+	// registered in the wrapped driver, which revokes it after a Drain
+	// that returned true or at Close, as under UnregisterWhileBusy.
+	UnregisterDuringRecycle Rule = "unregister-during-recycle"
+)
+
 // The further rules of contract.Looker: a lookup beside a put that ended
 // other than Ready, a store that fails the presence call, lookups after
 // a Drain that answered false and after Close, a lookup's names read
@@ -346,6 +385,11 @@ var rules = append(append([]Rule(nil), firstRules...),
 	CleanRefusalWhenLive,
 	UnprovableEndsLater,
 	CapabilitiesChangeAfterCrash,
+	RecycleStopsOneTransfer,
+	RecycleCallsBackFirst,
+	RecycleGivesUpEndsAccess,
+	RecycleAfterClose,
+	UnregisterDuringRecycle,
 	PresentForDeclined,
 	AbsentWhenLookupFails,
 	LookupAfterFalseDrain,
@@ -369,10 +413,11 @@ func Rules() []Rule { return append([]Rule(nil), firstRules...) }
 // Drain that gives up, a row failing beside a running one, names read
 // late and Cancel after a true Drain, then those of lookups (the
 // optional contract.Looker), then those of batches of regions, failed
-// registrations, Unprovable over time and Capabilities, then the
-// further ones of lookups (puts that ended other than Ready, a failed
-// presence call, lookups after a false Drain and after Close, names read
-// after a lookup returned, InFlight). A fresh slice each time.
+// registrations, Unprovable over time and Capabilities, then those of
+// Recycle (the optional contract.Recycler), then the further ones of
+// lookups (puts that ended other than Ready, a failed presence call,
+// lookups after a false Drain and after Close, names read after a
+// lookup returned, InFlight). A fresh slice each time.
 func AllRules() []Rule { return append([]Rule(nil), rules...) }
 
 // String returns the rule's name.
