@@ -7,8 +7,9 @@
 // [Map] maps one [Memory]: Regions regions of SlotCount slots of
 // SlotBytes each. On request it uses huge pages (2 MiB or 1 GiB) and
 // binds the memory to a NUMA node; it always tries to lock it in RAM
-// when asked, and always marks it MADV_DONTFORK, so a forked child never
-// shares or copies lent memory. Each of these is reported
+// when asked, faults every page in before it returns when asked
+// (Options.Prefault), and always marks it MADV_DONTFORK, so a forked
+// child never shares or copies lent memory. Each of these is reported
 // ([Memory.Report]): what was asked, what was done, and why not — huge
 // pages not configured, RLIMIT_MEMLOCK too low, no such node — and a
 // mapping that could not get what it asked for still works with what it

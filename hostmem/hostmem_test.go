@@ -2,6 +2,7 @@ package hostmem
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -187,6 +189,7 @@ func TestHugePages(t *testing.T) {
 				assert.Contains(t, rep.HugePagesWhy, huge.String()+" asked: mmap(MAP_HUGETLB): ")
 				assert.Contains(t, rep.HugePagesWhy, hugePool(huge), "the why says what the kernel's pool holds")
 				assert.Contains(t, rep.String(), rep.HugePagesWhy)
+				assert.Equal(t, strings.Contains(rep.HugePagesWhy, "MADV_HUGEPAGE"), rep.Advised, "Advised says transparent huge pages were advised")
 				t.Logf("fell back: %v", rep)
 			}
 			m.Slot(0, 3)[0] = 1
@@ -344,4 +347,39 @@ func TestHugePagesReserved(t *testing.T) {
 	assert.False(t, flags["lo"], "the kernel never marks a hugetlb mapping locked: its pages cannot be swapped out anyway")
 	m.Slot(0, 2)[1<<20-1] = 1
 	require.NoError(t, m.Free())
+}
+
+// Prefault leaves every page of the mapping resident before Map returns
+// (mincore), the memory still zero, and says how long it took; without
+// it no page of a fresh mapping is resident.
+func TestPrefault(t *testing.T) {
+	for _, o := range []Options{{Prefault: true}, {Prefault: true, HugePages: HugePages2MiB}, {}} {
+		t.Run(fmt.Sprintf("%+v", o), func(t *testing.T) {
+			m, err := Map(Geometry{SlotBytes: 64 << 10, SlotCount: 16}, o)
+			require.NoError(t, err)
+			defer func() { require.NoError(t, m.Free()) }()
+			b := m.Bytes(0)
+			resident := make([]byte, (len(b)+os.Getpagesize()-1)/os.Getpagesize())
+			_, _, errno := unix.Syscall(unix.SYS_MINCORE, base(b), uintptr(len(b)), uintptr(unsafe.Pointer(&resident[0])))
+			require.Zero(t, errno, "mincore")
+			in := 0
+			for _, r := range resident {
+				in += int(r & 1)
+			}
+			rep := m.Report()
+			if o.Prefault {
+				assert.Equal(t, len(resident), in, "every page resident")
+				assert.Positive(t, rep.Prefault)
+				assert.Contains(t, rep.String(), "faulted in in ")
+			} else {
+				assert.Zero(t, in, "no page touched")
+				assert.Zero(t, rep.Prefault)
+				assert.NotContains(t, rep.String(), "faulted in")
+			}
+			assert.Equal(t, make([]byte, len(b)), b, "the memory is zero")
+			if rep.Advised {
+				assert.Contains(t, rep.HugePagesWhy, "MADV_HUGEPAGE")
+			}
+		})
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -26,11 +27,11 @@ func Map(g Geometry, o Options) (*Memory, error) {
 	}
 	length := regionLen * int64(regions)
 	r := Report{Node: -1}
-	mem, pages, why := mapAnon(length, o.HugePages)
+	mem, pages, why, advised := mapAnon(length, o.HugePages)
 	if mem == nil {
 		return nil, fmt.Errorf("%w: %d bytes: %s", ErrMap, length, why)
 	}
-	r.Bytes, r.Pages, r.HugePagesWhy = int64(len(mem)), pages, why
+	r.Bytes, r.Pages, r.HugePagesWhy, r.Advised = int64(len(mem)), pages, why, advised
 	if err := unix.Madvise(mem, unix.MADV_DONTFORK); err != nil {
 		_ = unix.Munmap(mem)
 		return nil, fmt.Errorf("%w: madvise(MADV_DONTFORK): %v", ErrMap, err)
@@ -50,6 +51,9 @@ func Map(g Geometry, o Options) (*Memory, error) {
 			r.Locked = true
 		}
 	}
+	if o.Prefault {
+		r.Prefault = prefault(mem)
+	}
 	m := &Memory{mem: mem, regionLen: regionLen, report: r}
 	for i := range regions {
 		m.regions = append(m.regions, contract.SlotRegion{
@@ -66,9 +70,10 @@ func Map(g Geometry, o Options) (*Memory, error) {
 
 // mapAnon maps length bytes of anonymous private memory, of huge pages
 // when asked and available, else of base pages; it says what it used and
-// why huge pages were not. A nil mapping means even base pages failed;
+// why huge pages were not, and whether transparent huge pages were
+// advised in their place. A nil mapping means even base pages failed;
 // why then says how.
-func mapAnon(length int64, huge HugePages) (mem []byte, used HugePages, why string) {
+func mapAnon(length int64, huge HugePages) (mem []byte, used HugePages, why string, advised bool) {
 	const prot = unix.PROT_READ | unix.PROT_WRITE
 	const flags = unix.MAP_PRIVATE | unix.MAP_ANONYMOUS
 	if size := huge.size(); size > 0 {
@@ -79,25 +84,37 @@ func mapAnon(length int64, huge HugePages) (mem []byte, used HugePages, why stri
 		}
 		b, err := unix.Mmap(-1, 0, int(hugeLen), prot, flags|unix.MAP_HUGETLB|sizeFlag)
 		if err == nil {
-			return b, huge, ""
+			return b, huge, "", false
 		}
 		why = fmt.Sprintf("%v asked: mmap(MAP_HUGETLB): %v; %s", huge, err, hugePool(huge))
 		if huge == HugePages2MiB && thpAdvised() {
 			b, err := unix.Mmap(-1, 0, int(length), prot, flags)
 			if err != nil {
-				return nil, NormalPages, err.Error()
+				return nil, NormalPages, err.Error(), false
 			}
 			if unix.Madvise(b, unix.MADV_HUGEPAGE) == nil {
 				why += "; transparent huge pages advised (MADV_HUGEPAGE) instead"
+				advised = true
 			}
-			return b, NormalPages, why
+			return b, NormalPages, why, advised
 		}
 	}
 	b, err := unix.Mmap(-1, 0, int(length), prot, flags)
 	if err != nil {
-		return nil, NormalPages, err.Error()
+		return nil, NormalPages, err.Error(), false
 	}
-	return b, NormalPages, why
+	return b, NormalPages, why, false
+}
+
+// prefault writes a zero into every page of mem (all zero already), and
+// returns how long that took.
+func prefault(mem []byte) time.Duration {
+	start := time.Now()
+	step := os.Getpagesize()
+	for i := 0; i < len(mem); i += step {
+		mem[i] = 0
+	}
+	return time.Since(start)
 }
 
 // hugePool says how many huge pages of that size the kernel holds.

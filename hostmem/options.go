@@ -49,4 +49,11 @@ type Options struct {
 	// MPOL_BIND); a refusal is reported and the memory used unbound.
 	BindNode bool
 	Node     int
+	// Prefault writes every page once before Map returns, so that the
+	// first use of the memory pays no page fault: not the kernel's (the
+	// page is allocated and mapped) nor a hypervisor's (under some
+	// virtual machines the first access from user space faults again,
+	// even after MAP_POPULATE or mlock). The time it took is reported
+	// (Report.Prefault). The memory is zero either way.
+	Prefault bool
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"sync/atomic"
+	"time"
 )
 
 // Report says what a mapping asked for and what it got; a request not
@@ -16,6 +17,14 @@ type Report struct {
 	// asked and not given, says why.
 	Pages        HugePages
 	HugePagesWhy string
+	// Advised says 2 MiB huge pages were asked, the kernel's pool had
+	// none, and transparent huge pages were advised (MADV_HUGEPAGE)
+	// instead: Pages says base pages, though the kernel may back the
+	// memory with transparent huge pages.
+	Advised bool
+	// Prefault is how long writing every page once took, when
+	// Options.Prefault asked for it; 0 otherwise.
+	Prefault time.Duration
 	// Locked says mlock succeeded; LockWhy, when it was asked and did
 	// not, says why (RLIMIT_MEMLOCK named). Huge pages are never swapped
 	// out, locked or not (the kernel then marks nothing locked).
@@ -50,6 +59,9 @@ func (r Report) String() string {
 	}
 	if r.DontFork {
 		parts = append(parts, "not shared with forked children")
+	}
+	if r.Prefault > 0 {
+		parts = append(parts, "faulted in in "+r.Prefault.Round(time.Millisecond).String())
 	}
 	return strings.Join(parts, ", ")
 }
