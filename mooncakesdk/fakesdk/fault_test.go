@@ -104,6 +104,13 @@ func TestScriptedFaults(t *testing.T) {
 				assert.Equal(t, []int64{-704}, get(t, w.c, w.s, []string{"missing"}, 1))
 				assert.ErrorIs(t, w.c.BatchGetInto([]string{"missing", "old"}, w.s.addrs(1, 2), w.s.sizes(2), make([]int64, 2)), mooncakesdk.ErrCallFailed)
 			}},
+		{"a call-level -1 on is-exist narrowed to a key fails the calls carrying it, whole", Fault{Op: Exist, Key: "old", Fail: true},
+			func(t *testing.T, w world) {
+				assert.Equal(t, []int32{0, 0}, exist(t, w.c, "missing", "new"), "a call without the key is answered")
+				res := []int32{7, 7}
+				require.ErrorIs(t, w.c.BatchIsExist([]string{"missing", "old"}, res), mooncakesdk.ErrCallFailed)
+				assert.Equal(t, []int32{7, 7}, res, "no name of the call answered")
+			}},
 		{"Times bounds the strikes", Fault{Op: Exist, Code: mooncakesdk.RPCTimeout, Times: 2},
 			func(t *testing.T, w world) {
 				assert.Equal(t, []int32{-901}, exist(t, w.c, "old"))
