@@ -312,14 +312,16 @@ func checkLookupNamesAfterReturn(b *bench) {
 }
 
 // checkLookupInFlight leaves two puts of the driver unstarted (the Pause
-// hook) and asks about their names beside a name stored whole and one
-// never stored: a put admitted is being written by this driver, whether
-// a worker took its row or not, so with LookupInFlight each reads
+// hook), one of one row and one of two (one under a row cap of one),
+// and asks about their names beside a name stored whole and one never
+// stored: a put admitted is being written by this driver, whether a
+// worker took its rows or not, so with LookupInFlight each reads
 // InFlight; without it, anything but Present. The stored name and the
 // one never stored read neither InFlight (nothing writes them) nor the
-// opposite of their truth. Then one put is cancelled (with Cancel) and
-// the other let run to Ready: once a put ended nothing writes its name,
-// so neither reads InFlight, and the one that ended Ready reads Present.
+// opposite of their truth. Then the first put is cancelled (with
+// Cancel) and the other let run to Ready: once a put ended nothing
+// writes its names, so none reads InFlight, and those whose put ended
+// Ready read Present.
 func checkLookupInFlight(b *bench) {
 	l := b.looker()
 	b.needDir(PutDir)
@@ -328,21 +330,33 @@ func checkLookupInFlight(b *bench) {
 	}
 	stored, never := b.rowName("stored"), b.rowName("never-stored")
 	b.stage(stored, payload(stored, int(b.h.SlotBytes)), true)
-	a := b.region(2)
+	n := b.capRows(2)
+	a := b.region(1 + n)
 	resume := b.pause()
-	q := []string{b.rowName("queued-0"), b.rowName("queued-1")}
-	data := [][]byte{payload(q[0], int(b.h.SlotBytes)), payload(q[1], int(b.h.SlotBytes))}
-	ws := make([]*watch, 2)
-	for i, name := range q {
-		b.fill(a, i, data[i])
-		ws[i] = b.admit(PutDir, b.batch(row(name, a.span(i))), nil, nil)
+	var q []string
+	data := map[string][]byte{}
+	for i := range 1 + n {
+		name := b.rowName(fmt.Sprintf("queued-%d", i))
+		q = append(q, name)
+		data[name] = payload(name, int(b.h.SlotBytes))
+		b.fill(a, i, data[name])
 	}
-	p := b.probe(q[0], stored, never, q[1])
+	first := b.admit(PutDir, b.batch(row(q[0], a.span(0))), nil, nil)
+	second := b.batch()
+	for i, name := range q[1:] {
+		second.Rows = append(second.Rows, row(name, a.span(1+i)))
+	}
+	rest := b.admit(PutDir, second, nil, nil)
+	queued := map[string]bool{}
+	for _, name := range q {
+		queued[name] = true
+	}
+	p := b.probe(append([]string{q[0], stored, never}, q[1:]...)...)
 	for i, x := range b.answered(l, p) {
 		switch name := p.names[i]; {
-		case (name == q[0] || name == q[1]) && x == contract.Present:
+		case queued[name] && x == contract.Present:
 			b.r.Errorf("%s: %s reads present while this driver's put of it is admitted and not yet taken by a worker (the Pause hook): a key this driver is putting is never Present before its put is Ready", p.label, p.name(i))
-		case (name == q[0] || name == q[1]) && b.caps.LookupInFlight && x != contract.InFlight:
+		case queued[name] && b.caps.LookupInFlight && x != contract.InFlight:
 			b.r.Errorf("%s: %s reads %v while this driver's put of it is admitted and not yet taken by a worker (the Pause hook), want in-flight: with LookupInFlight every name being written reads InFlight, a put no worker took yet included", p.label, p.name(i), x)
 		case name == stored && (x == contract.InFlight || x == contract.Absent):
 			b.r.Errorf("%s: %s reads %v beside names this driver's queued puts are writing, yet its object was stored whole and nothing writes it", p.label, p.name(i), x)
@@ -353,37 +367,39 @@ func checkLookupInFlight(b *bench) {
 
 	var cancelled []contract.RowStatus
 	if b.caps.Cancel {
-		if ok, pan := b.call("Cancel", ws[0].operation().Cancel); ok && pan != nil {
-			b.r.Errorf("%s: Cancel panicked: %v", ws[0].label, pan)
+		if ok, pan := b.call("Cancel", first.operation().Cancel); ok && pan != nil {
+			b.r.Errorf("%s: Cancel panicked: %v", first.label, pan)
 		}
-		cancelled = ws[0].settle().Rows
+		cancelled = first.settle().Rows
 		one := b.probe(q[0])
 		switch x := b.answered(l, one)[0]; x {
 		case contract.InFlight:
 			b.r.Errorf("%s: %s reads in-flight, yet its put was cancelled before any worker took it (ended %v) and nothing writes it: InFlight is never answered for a name no one writes", one.label, one.name(0), cancelled)
 		case contract.Present:
-			b.readsWhole(one, 0, data[0], fmt.Sprintf("its put was cancelled before any worker took it and ended %v", cancelled))
+			b.readsWhole(one, 0, data[q[0]], fmt.Sprintf("its put was cancelled before any worker took it and ended %v", cancelled))
 		}
 	} else {
 		b.note("a queued put cancelled, then asked about: the driver does not declare Cancel")
 	}
 	b.hook("resume", resume)
-	for i, w := range ws {
-		if i == 0 && cancelled != nil {
-			continue
-		}
+	ws := []*watch{rest}
+	if cancelled == nil {
+		ws = append(ws, first)
+	}
+	for _, w := range ws {
 		if !w.expect(w.settle(), "the put was let run once the workers took rows again", contract.Ready) {
 			return
 		}
 	}
-	after := b.probe(q[1], q[0])
+	after := b.probe(append(q[1:], q[0])...)
 	for i, x := range b.answered(l, after) {
+		name := after.names[i]
 		switch {
-		case i == 1 && cancelled != nil && x == contract.InFlight:
+		case name == q[0] && cancelled != nil && x == contract.InFlight:
 			b.r.Errorf("%s: %s reads in-flight, yet its put ended %v and nothing writes it: InFlight is never answered for a name no one writes", after.label, after.name(i), cancelled)
-		case i == 1 && cancelled != nil && x == contract.Present:
-			b.readsWhole(after, i, data[0], fmt.Sprintf("its put was cancelled before any worker took it and ended %v", cancelled))
-		case (i == 0 || cancelled == nil) && x != contract.Present:
+		case name == q[0] && cancelled != nil && x == contract.Present:
+			b.readsWhole(after, i, data[name], fmt.Sprintf("its put was cancelled before any worker took it and ended %v", cancelled))
+		case (name != q[0] || cancelled == nil) && x != contract.Present:
 			b.r.Errorf("%s: %s reads %v, want present: this driver's put of it ended Ready and nothing writes it", after.label, after.name(i), x)
 		}
 	}
