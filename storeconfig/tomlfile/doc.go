@@ -3,9 +3,11 @@
 // (a float where an integer belongs, a table where a value belongs), an
 // unknown section or key is refused (naming the ones known), a key of
 // another case is not taken for a known one, and every refusal of a file
-// is reported, not only the first. The [blob] section is decoded here
-// ([File.Blob]); each store's driver decodes its own section with
-// [File.Section] and the [Section] methods. github.com/BurntSushi/toml
-// parses the TOML: writing a TOML parser by hand is not this project's
-// job.
+// is reported, not only the first. The sections every store file may
+// hold are decoded here: [blob] ([File.Blob]) and [memory], the embedded
+// store's ([File.Memory]; [File.Finish] checks it when the reader did
+// not take it, so every reader refuses a bad one); each store's driver
+// decodes its own section with [File.Section] and the [Section]
+// methods. github.com/BurntSushi/toml parses the TOML: writing a TOML
+// parser by hand is not this project's job.
 package tomlfile

@@ -2,6 +2,7 @@ package tomlfile
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -21,6 +22,7 @@ type File struct {
 	parsed   bool
 	findings storeconfig.Findings
 	refused  map[string]bool // "section" or "section.key" already refused
+	memory   bool            // [memory] was decoded (Memory)
 }
 
 // Read reads and parses the store file at path; see [Parse].
@@ -51,7 +53,7 @@ func Parse(name string, data []byte, sections map[string][]string) *File {
 }
 
 func known(sections map[string][]string) map[string][]string {
-	k := map[string][]string{storeconfig.BlobSection: storeconfig.BlobKeys}
+	k := map[string][]string{storeconfig.BlobSection: storeconfig.BlobKeys, storeconfig.MemorySection: storeconfig.MemoryKeys}
 	for s, keys := range sections {
 		k[s] = keys
 	}
@@ -115,10 +117,57 @@ func (f *File) Blob() storeconfig.Blob {
 	return b
 }
 
+// Memory decodes the [memory] section, with the defaults for keys left
+// out (storeconfig.Memory.WithDefaults), and checks its values; a file
+// without the section gives the zero Memory (Has says whether it holds
+// one). capacity is required in the section.
+func (f *File) Memory() storeconfig.Memory {
+	f.memory = true
+	var m storeconfig.Memory
+	s := f.Section(storeconfig.MemorySection)
+	if s == nil {
+		return m
+	}
+	if s.Type(storeconfig.KeyCapacity) == "" {
+		s.Refuse(storeconfig.KeyCapacity, "is required: the bytes the store takes up front (0: a store that holds nothing)")
+	}
+	m.Capacity = s.Int(storeconfig.KeyCapacity, 0)
+	m.ChunkBytes = s.Int(storeconfig.KeyChunkBytes, 0)
+	m.HugePages, _ = s.String(storeconfig.KeyHugePages, storeconfig.HugePagesNone)
+	m.Lock = s.Bool(storeconfig.KeyLock, false)
+	m.Workers = int(s.Int(storeconfig.KeyWorkers, storeconfig.DefaultMemoryWorkers))
+	// Given, an empty huge_pages or workers = 0 is out of range, not
+	// left out.
+	if m.HugePages == "" {
+		s.Refuse(storeconfig.KeyHugePages, "must be one of %s, got \"\"", strings.Join(quoted(storeconfig.HugePageSizes), ", "))
+	}
+	if m.Workers == 0 {
+		s.Refuse(storeconfig.KeyWorkers, "must be between 1 and %d, got 0", storeconfig.MaxMemoryWorkers)
+	}
+	m = m.WithDefaults()
+	for _, e := range m.Check(f.name) {
+		f.Add(e)
+	}
+	return m
+}
+
+// quoted is each of ss in double quotes.
+func quoted(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = fmt.Sprintf("%q", s)
+	}
+	return out
+}
+
 // Finish refuses every unknown section and key and every key spelled in
-// another case than a known one, and returns all the file's refusals:
+// another case than a known one, checks a [memory] section no reader
+// decoded (every reader knows it), and returns all the file's refusals:
 // nil, one [*storeconfig.Error], or all of them joined.
 func (f *File) Finish() error {
+	if !f.memory && f.Has(storeconfig.MemorySection) {
+		f.Memory()
+	}
 	if f.parsed {
 		for _, k := range f.md.Keys() {
 			f.unknown(k)
