@@ -122,8 +122,11 @@ func checkRecycleWaitsForRows(b *bench) {
 	b.recycler()
 	a := b.region(2)
 	g, w := b.admitHeld(b.rows(b.dir, a, []int{0}, "held", b.canStage()))
-	ctx, cancel := b.brief()
-	err := b.recycle(ctx)
+	// The context ends the moment Recycle first looks at it (see
+	// consulted): a Recycle that waits within it for the held row sees it
+	// end while it waits, and the check waits out no clock.
+	bound, cancel := b.bound()
+	err := b.recycle(&consulted{Context: bound, onConsult: cancel})
 	cancel()
 	switch {
 	case err == nil:
@@ -134,7 +137,7 @@ func checkRecycleWaitsForRows(b *bench) {
 	if st := w.poll(); err != nil && st.Access != contract.Open {
 		b.r.Errorf("%s: after a Recycle that gave up, the held row's operation reads access %v: it changes nothing", w.label, st.Access)
 	}
-	ctx, cancel = b.bound()
+	ctx, cancel := b.bound()
 	defer cancel()
 	within := &consulted{Context: ctx, onConsult: g.Release}
 	err = b.recycle(within)
