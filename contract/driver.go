@@ -64,7 +64,10 @@ type Driver interface {
 	// Register makes a region's memory available to the store. On
 	// success the region is live until Unregister succeeds. It fails with
 	// an error wrapping [ErrDriverRejected] when nothing was registered,
-	// or with a [*RegistrationError] otherwise (see there).
+	// or with a [*RegistrationError] otherwise (see there). A
+	// RegistrationError with a non-zero handle means "may be live"
+	// whatever else its error wraps: the handle decides, and the caller
+	// revokes it before letting the memory go.
 	Register(r SlotRegion) (Registration, error)
 
 	// Unregister revokes a registration. While an operation whose spans

@@ -20,7 +20,7 @@ func ExampleRegistrationError() {
 	// region: the caller must keep the memory and revoke the handle.
 	var err error = &contract.RegistrationError{
 		Registration: 7,
-		Err:          fmt.Errorf("%w: store timed out", contract.ErrDriverRejected),
+		Err:          errors.New("the store timed out after taking the region"),
 	}
 	var re *contract.RegistrationError
 	if errors.As(err, &re) && re.MayBeLive() {
