@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -65,19 +66,32 @@ func memHarness(o memdrv.Options, together bool) Harness {
 	}}
 }
 
-// sizedHarness is memHarness over a store that takes its capacity up
-// front (memdrv.NewSizedStore), thorough: its objects' memory is reused
-// once no get reads it, which the suite's watch of memory after access
-// ends would see misused.
-func sizedHarness(o memdrv.Options) Harness {
+// boundedHarness is memHarness over a bounded store (a cache of 4 MiB
+// taken up front, memdrv.NewBoundedStore, in chunks of one slot),
+// thorough: its objects' memory is reused once no get reads it, which
+// the suite's watch of memory after access ends would see misused. Its
+// Full hook is SetFull (a bounded store evicts rather than refuse a put
+// beyond a capacity). evicting fills the store with objects of its own
+// before each check, so that every put and seed of the check evicts the
+// least recently used of them.
+func boundedHarness(o memdrv.Options, evicting bool) Harness {
 	o = quiet(o)
-	return Harness{Thorough: true, Wait: time.Second, New: func() (*Subject, error) {
-		s, err := memdrv.NewSizedStore(4 << 20)
+	const slot, chunks = 4096, 1024
+	return Harness{Thorough: true, Wait: time.Second, SlotBytes: slot, New: func() (*Subject, error) {
+		s, err := memdrv.NewBoundedStore(memdrv.StoreOptions{Capacity: chunks * slot, ChunkBytes: slot})
 		if err != nil {
 			return nil, err
 		}
+		if evicting {
+			filler := make([]byte, slot)
+			for i := range chunks {
+				s.Set(fmt.Sprintf("filler/%d", i), filler)
+			}
+		}
 		d := memdrv.New(s, o)
-		return memSubject(d, d, s), nil
+		sub := memSubject(d, d, s)
+		sub.Full = s.SetFull
+		return sub, nil
 	}}
 }
 

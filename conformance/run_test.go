@@ -32,12 +32,14 @@ func TestMemdrv(t *testing.T) {
 		{"device-memory", memdrv.Options{DeviceMemory: true}, false},
 		{"no-absent-is-miss", memdrv.Options{NoAbsentIsMiss: true}, false},
 		{"thorough", memdrv.Options{}, false},
-		{"sized-store", memdrv.Options{}, false},
+		{"bounded-store", memdrv.Options{}, false},
+		{"bounded-store-evicting", memdrv.Options{}, false},
+		{"bounded-store-multispan", memdrv.Options{MultiSpan: true, Hints: true}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := memHarness(c.opts, c.together)
-			if c.name == "sized-store" {
-				h = sizedHarness(c.opts)
+			if strings.HasPrefix(c.name, "bounded-store") {
+				h = boundedHarness(c.opts, c.name == "bounded-store-evicting")
 			}
 			h.LendDevice = c.opts.DeviceMemory
 			if c.name == "thorough" {

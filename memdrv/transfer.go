@@ -8,8 +8,9 @@ import (
 // put stores the row's bytes under key, never overwriting: a key
 // with a complete object is Ready (the first object stays), a key being
 // written is NotReady, an object beyond the store's capacity Declined.
-// The bytes are copied out of the row's spans before the object becomes
-// visible, so it is whole or absent.
+// The bytes are copied out of the row's spans (into a bounded store's
+// chunks, or a fresh heap slice) before the object becomes visible, so
+// it is whole or absent.
 func (d *Driver) put(row contract.Row, key string) contract.RowStatus {
 	size := row.Bytes()
 	w, verdict := d.store.reserve(key, size)
@@ -22,15 +23,13 @@ func (d *Driver) put(row contract.Row, key string) contract.RowStatus {
 			d.store.abandon(w)
 		}
 	}()
-	data := w.buf[:0] // a block of a sized store's memory
-	if data == nil {
-		data = make([]byte, 0, size)
+	if !w.obj.inChunks() {
+		w.obj.heap = make([]byte, size)
 	}
-	for _, s := range row.Spans {
-		data = append(data, rawmem.At(s.Addr, s.Len)...)
-	}
+	d.store.midway(PutDir, key)
+	w.obj.fill(row.Spans)
 	committed = true
-	if !d.store.commit(w, data) {
+	if !d.store.commit(w) {
 		return contract.Fault // deleted or replaced while being written
 	}
 	return contract.Ready
@@ -50,7 +49,7 @@ func (d *Driver) get(row contract.Row, key string, sc sceneRow) rowEnd {
 		if held, obj, verdict := d.store.lookup(key); verdict == contract.Ready {
 			// Its own copy of the spans: the batch's are the caller's
 			// only until the access ends.
-			s := stray{spans: append([]contract.Span(nil), row.Spans...), data: append([]byte(nil), obj[:min(int64(len(obj)), row.Bytes())]...)}
+			s := stray{spans: append([]contract.Span(nil), row.Spans...), data: obj.prefix(min(obj.size, row.Bytes()))}
 			d.store.done(held)
 			d.mu.Lock()
 			d.strays = append(d.strays, s)
@@ -67,20 +66,21 @@ func (d *Driver) get(row contract.Row, key string, sc sceneRow) rowEnd {
 	case verdict != contract.Ready:
 		return rowEnd{status: verdict}
 	}
+	d.store.midway(GetDir, key)
 	end := rowEnd{status: contract.Fault, object: obj, held: held}
 	size := row.Bytes()
 	switch {
 	case sc.failRead:
 		// The read broke half way: the head of the slot may hold part
 		// of the object.
-		if int64(len(obj)) <= size {
-			scatter(row.Spans, obj[:len(obj)/2])
+		if obj.size <= size {
+			obj.readInto(row.Spans, obj.size/2)
 		}
-	case int64(len(obj)) == size:
-		scatter(row.Spans, obj)
+	case obj.size == size:
+		obj.readInto(row.Spans, size)
 		end.status = contract.Ready
-	case int64(len(obj)) < size:
-		scatter(row.Spans, obj)
+	case obj.size < size:
+		obj.readInto(row.Spans, obj.size)
 	}
 	return end
 }

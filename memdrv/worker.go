@@ -101,7 +101,7 @@ func (d *Driver) runRow(t task) {
 	row, key := t.op.batch.Rows[t.row], t.op.keys[t.row]
 	end := d.execute(t, row, key)
 	if t.rowEnd != nil {
-		st := t.rowEnd(RowEnd{Dir: t.op.dir, Key: key, Spans: row.Spans, Object: end.object, Status: end.status, OwnWrite: end.ownWrite, Absent: end.absent, Crashed: end.crashed})
+		st := t.rowEnd(RowEnd{Dir: t.op.dir, Key: key, Spans: row.Spans, Object: end.object.bytes(), Status: end.status, OwnWrite: end.ownWrite, Absent: end.absent, Crashed: end.crashed})
 		if st.Final() {
 			end.status = st
 		}
@@ -126,7 +126,7 @@ type rowEnd struct {
 	status     contract.RowStatus
 	unprovable bool   // the row's access can never be proven ended
 	crashed    bool   // the store call panicked
-	object     []byte // a get's object, when the store held a complete one
+	object     object // a get's object, when the store held a complete one
 	held       *entry // its entry, read until the row's end was recorded
 	ownWrite   bool   // a put of this driver was writing the key: the store was not asked
 	absent     bool   // a get found no object under the key
