@@ -191,9 +191,12 @@ func benchStores(o *bench.Options, store, mooncakeDir, redisServer string) error
 	if err != nil {
 		return fmt.Errorf("--store: %w", err)
 	}
-	if kind == storefile.Mooncake {
+	switch kind {
+	case storefile.Mooncake:
 		o.Pool.StorePath = store
 		return nil
+	case storefile.Memory:
+		return errors.New("--store: a [memory] file shapes the embedded store, which measurement 4 takes up front itself, sized for each row size: give a [mooncake] or [redis] file")
 	}
 	if redisServer != "" {
 		return errors.New("--store (a [redis] file) and --redis-server are two ways to name a Redis server: give one")

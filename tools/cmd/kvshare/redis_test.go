@@ -50,6 +50,7 @@ func TestBenchStoresTakeEachFileForItsStore(t *testing.T) {
 		{name: "a Redis file and a redis-server", store: redis, server: "/r", err: "--store (a [redis] file) and --redis-server are two ways to name a Redis server: give one"},
 		{name: "a file of both", store: writeStore(t, "[mooncake]\n[redis]\n"), err: "holds both [mooncake] and [redis]"},
 		{name: "a file of neither", store: writeStore(t, "[blob]\n"), err: "holds neither"},
+		{name: "a [memory] file", store: writeStore(t, "[memory]\ncapacity = 1048576\n"), err: "a [memory] file shapes the embedded store"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			o := bench.Defaults()

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/hostmem"
+	"github.com/kvshare/kvshare/memdrv"
 	"github.com/kvshare/kvshare/redisdrv"
 	"github.com/kvshare/kvshare/redisdrv/redistest"
 	"github.com/kvshare/kvshare/tools/internal/redisconfig"
@@ -80,13 +82,18 @@ func roundtripCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return 2
 	}
 	if cfg.Store == nil {
-		s, err := roundtrip.SizedMemoryStore(cfg.Workers, int64(cfg.Rows)*cfg.RowBytes)
+		// The embedded store holds the run's rows, its memory taken up
+		// front on huge pages where the system has them.
+		o := roundtrip.SizedFor(cfg.Rows, cfg.RowBytes)
+		o.HugePages = hostmem.HugePages2MiB
+		s, err := roundtrip.NewMemoryStore(cfg.Workers, o)
 		if err != nil {
 			fmt.Fprintln(stderr, "kvshare roundtrip:", err)
 			return 1
 		}
 		cfg.Store = s
 	}
+	defer closeStore(cfg.Store, stderr)
 
 	fmt.Fprintf(stdout, "kvshare roundtrip: %d blocks of %s through %s (%d views, %d workers per driver)\n",
 		cfg.Rows, size(cfg.RowBytes), cfg.Store.Describe(), (cfg.Rows+cfg.ViewRows-1)/cfg.ViewRows, cfg.Store.Workers())
@@ -101,6 +108,18 @@ func roundtripCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 		defer endpoint.close()
 		cfg.Observe = endpoint.Observer(endpoint.warn)
+		if m, ok := cfg.Store.(*roundtrip.MemoryStore); ok {
+			unregister, err := endpoint.ObserveStore("embedded", m.Store())
+			if err != nil {
+				fmt.Fprintln(stderr, "kvshare roundtrip: --metrics:", err)
+				return 1
+			}
+			defer func() {
+				if err := unregister(); err != nil {
+					endpoint.warn(err)
+				}
+			}()
+		}
 	}
 	var progress roundtrip.Progress
 	if isTerminal(stdout) {
@@ -116,6 +135,9 @@ func roundtripCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stdout, "keys     %s/v1/<hex name> (this run's own prefix: a put never overwrites)\n", rep.KeyPrefix)
 	}
 	summary(stdout, rep, err == nil)
+	if m, ok := cfg.Store.(*roundtrip.MemoryStore); ok {
+		storeLine(stdout, m.Stats())
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "kvshare:", err)
 		return 1
@@ -125,6 +147,12 @@ func roundtripCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return 1
 	}
 	return 0
+}
+
+// storeLine prints the embedded store's figures after a run.
+func storeLine(w io.Writer, st memdrv.StoreStats) {
+	fmt.Fprintf(w, "store    %d objects, %s in %s of chunks; %d evicted (%s), %d declined\n",
+		st.Objects, size(st.Bytes), size(st.InUse), st.Evictions, size(st.EvictedBytes), st.Declines)
 }
 
 // lookupLine prints what the lookups before the fetch found.
@@ -163,8 +191,11 @@ func summary(w io.Writer, rep roundtrip.Report, ran bool) {
 
 // section is the store section of a kind of store file.
 func section(k storefile.Kind) string {
-	if k == storefile.Redis {
+	switch k {
+	case storefile.Redis:
 		return storefile.RedisSection
+	case storefile.Memory:
+		return storefile.MemorySection
 	}
 	return storefile.MooncakeSection
 }

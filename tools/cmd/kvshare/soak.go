@@ -60,22 +60,29 @@ func soakCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		cfg.Faults = killProviders(st.pool, *killEvery, logger)
 	}
-	where := "the embedded in-memory store"
 	store, err := st.jobStore(logger)
 	if err != nil {
 		fmt.Fprintln(stderr, "kvshare:", err)
 		return 2
 	}
-	if store != nil {
-		cfg.Store = store
-		where = store.Describe()
-		if st.about != "" {
-			where += " (" + st.about + ")"
-		}
-	}
 	if err := cfg.Validate(); err != nil {
 		fmt.Fprintln(stderr, "kvshare:", err)
 		return 2
+	}
+	if store != nil {
+		cfg.Store = store
+	} else {
+		m, err := soak.EmbeddedStore(cfg)
+		if err != nil {
+			fmt.Fprintln(stderr, "kvshare soak:", err)
+			return 1
+		}
+		cfg.Store = m
+	}
+	defer closeStore(cfg.Store, stderr)
+	where := cfg.Store.Describe()
+	if st.about != "" {
+		where += " (" + st.about + ")"
 	}
 	fmt.Fprintf(stdout, "kvshare soak: %d lenders over %s for %v, seed %d\n", cfg.Lenders, where, cfg.Duration, cfg.Seed)
 	rep, err := soak.Run(ctx, cfg)

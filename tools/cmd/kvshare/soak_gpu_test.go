@@ -12,7 +12,10 @@ func TestSoakCommand(t *testing.T) {
 	code := run([]string{"soak", "-duration", "1s", "-seed", "7", "-lenders", "2"}, &out, &errs)
 	assert.Equal(t, 0, code, "stderr: %s", errs.String())
 	s := out.String()
-	assert.Contains(t, s, "2 lenders over the embedded in-memory store for 1s, seed 7")
+	// The embedded store, bounded (half the names' bytes) and taken up
+	// front, says so in the first line, and what it evicted at the end.
+	assert.Regexp(t, `^kvshare soak: 2 lenders over the embedded in-memory store \(16 MiB taken up front in chunks of 16 KiB, [^)]+, faulted in in [^)]+\) for 1s, seed 7\n`, s)
+	assert.Contains(t, s, "the store evicted")
 	assert.Contains(t, s, "byte for byte")
 	assert.Contains(t, s, "2 regions freed")
 }

@@ -31,7 +31,7 @@ type storeFlags struct {
 // command does with the store ("run through", "soak").
 func addStoreFlags(fs *flag.FlagSet, what string, mooncake bool) *storeFlags {
 	s := &storeFlags{}
-	fs.StringVar(&s.store, "store", "", "store file (TOML, [blob] and [mooncake] or [redis]): "+what+" the Mooncake pool, Redis server or Redis Cluster it names")
+	fs.StringVar(&s.store, "store", "", "store file (TOML, [blob] and [mooncake], [redis] or [memory]): "+what+" the Mooncake pool, Redis server or Redis Cluster it names, or the embedded store it shapes")
 	if mooncake {
 		fs.StringVar(&s.mooncakeDir, "mooncake-dir", "", "Mooncake folder (bin/, lib/): start a loopback pool from it and "+what+" that")
 		fs.IntVar(&s.providers, "providers", 0, "with --mooncake-dir: segment providers of the pool started (0: one)")
@@ -181,6 +181,23 @@ func (s started) jobStore(logger *slog.Logger) (jobStore, error) {
 			return nil, err
 		}
 		return r, nil
+	case storefile.Memory:
+		m, err := roundtrip.MemoryStoreFile(s.path)
+		if err != nil {
+			return nil, err
+		}
+		return m, nil
 	}
 	return nil, nil
+}
+
+// closeStore gives back the memory of an embedded store the command
+// took (a store that is no io.Closer has nothing to give back), saying
+// so on stderr when that is refused.
+func closeStore(store roundtrip.Store, stderr io.Writer) {
+	if c, ok := store.(io.Closer); ok {
+		if err := c.Close(); err != nil {
+			fmt.Fprintln(stderr, "kvshare: the embedded store:", err)
+		}
+	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kvshare/kvshare/binding"
 	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/hostmem"
 	"github.com/kvshare/kvshare/memdrv"
 )
 
@@ -40,13 +41,23 @@ type bandwidthCase struct {
 	Ratio             spread `json:"ratio"`
 	// PublishRatio is kvshare's publish rate over the floor's copy in.
 	PublishRatio spread `json:"publish_ratio"`
-	// StorePrefaultMs is how long the sized store took to map and fault
-	// in its memory, once per case, outside every clock.
+	// KvshareEvictingGBs is a publish of as many fresh rows into the
+	// full store, every put evicting the least recently used object;
+	// EvictingRatio its rate over the plain publish's of the same
+	// repetition (at least 1/1.2: a put that evicts costs at most 1.2
+	// times one that does not).
+	KvshareEvictingGBs spread `json:"kvshare_evicting_publish_gbs"`
+	EvictingRatio      spread `json:"evicting_ratio"`
+	// StorePrefaultMs is how long the bounded store took to fault its
+	// memory in, once per case, outside every clock; StorePages what
+	// its pages are.
 	StorePrefaultMs float64 `json:"store_prefault_ms"`
+	StorePages      string  `json:"store_pages"`
 }
 
-// roundTrip is what one round of a side took, each way.
-type roundTrip struct{ in, out time.Duration }
+// roundTrip is what one round of a side took, each way; evict, for
+// kvshare, a publish into the full store (every put evicting).
+type roundTrip struct{ in, out, evict time.Duration }
 
 func (r roundTrip) total() time.Duration { return r.in + r.out }
 
@@ -90,18 +101,22 @@ func measureBandwidthCase(ctx context.Context, o Options, rowBytes int64, step f
 		store[i] = make([]byte, rowBytes)
 		fill(store[i], 1)
 	}
-	// kvshare's store takes its capacity up front, faulted in, once per
-	// case, and is emptied after every round: both sides copy into memory
-	// already faulted in, as the floor's store was touched once above.
-	kvStore, err := memdrv.NewSizedStore(int64(n) * rowBytes)
+	// kvshare's store is a bounded one that holds the round's rows,
+	// taken up front and faulted in once per case, on huge pages where
+	// the system has them (as the main job's), and emptied after every
+	// round: both sides copy into memory already faulted in, as the
+	// floor's store was touched once above.
+	kvStore, err := memdrv.NewBoundedStore(memdrv.StoreOptions{Capacity: int64(n) * rowBytes, ChunkBytes: chunkFor(rowBytes), HugePages: hostmem.HugePages2MiB})
 	if err != nil {
 		return c, errors.Join(err, mem.Free())
 	}
+	defer kvStore.Close() // each round ends with its driver closed: nothing reads or writes it
 	c.StorePrefaultMs = float64(kvStore.Prefault()) / float64(time.Millisecond)
-	names := rowNames('w', n)
-	pub, fetch := views(names, n, b.ViewRows, 0), views(names, n, b.ViewRows, n)
+	c.StorePages = pagesOf(kvStore.Memory())
+	names, fresh := rowNames('w', n), rowNames('e', n)
+	pub, fetch, evict := views(names, n, b.ViewRows, 0), views(names, n, b.ViewRows, n), views(fresh, n, b.ViewRows, 0)
 	moved := int64(n) * rowBytes
-	var kvIn, kvOut, kvAll, flIn, flOut, flAll, ratios, pubRatios []float64
+	var kvIn, kvOut, kvAll, kvEvict, flIn, flOut, flAll, ratios, pubRatios, evictRatios []float64
 	for r := range o.Reps {
 		if err := ctx.Err(); err != nil {
 			return c, errors.Join(err, mem.Free())
@@ -111,7 +126,7 @@ func measureBandwidthCase(ctx context.Context, o Options, rowBytes int64, step f
 		var kerr error
 		runKv := func() {
 			runtime.GC()
-			kv, kerr = kvshareRound(kvStore, mem, b.Workers, pub, fetch, observed(o, Bandwidth))
+			kv, kerr = kvshareRound(kvStore, mem, b.Workers, pub, fetch, evict, observed(o, Bandwidth))
 			kvStore.Clear()
 		}
 		runFl := func() { runtime.GC(); fl = copyRound(mem, store, b.Workers) }
@@ -126,17 +141,21 @@ func measureBandwidthCase(ctx context.Context, o Options, rowBytes int64, step f
 		flIn, flOut, flAll = append(flIn, gbs(moved, fl.in)), append(flOut, gbs(moved, fl.out)), append(flAll, gbs(moved, fl.total()))
 		ratios = append(ratios, ratio(float64(fl.total()), float64(kv.total())))
 		pubRatios = append(pubRatios, ratio(float64(fl.in), float64(kv.in)))
+		kvEvict = append(kvEvict, gbs(moved, kv.evict))
+		evictRatios = append(evictRatios, ratio(float64(kv.in), float64(kv.evict)))
 	}
 	c.KvsharePublishGBs, c.KvshareFetchGBs, c.KvshareGBs = spreadOf(kvIn), spreadOf(kvOut), spreadOf(kvAll)
 	c.FloorInGBs, c.FloorOutGBs, c.FloorGBs = spreadOf(flIn), spreadOf(flOut), spreadOf(flAll)
 	c.Ratio, c.PublishRatio = spreadOf(ratios), spreadOf(pubRatios)
+	c.KvshareEvictingGBs, c.EvictingRatio = spreadOf(kvEvict), spreadOf(evictRatios)
 	return c, mem.Free()
 }
 
 // kvshareRound publishes every view through a driver over store (empty),
 // all at once, waits for them, then fetches every view the same way,
-// and gives the driver back.
-func kvshareRound(store *memdrv.Store, mem *memdrv.Memory, workers int, pub, fetch []contract.View, obs observation) (roundTrip, error) {
+// then publishes the evict views (fresh names) into the full store,
+// every put evicting, and gives the driver back.
+func kvshareRound(store *memdrv.Store, mem *memdrv.Memory, workers int, pub, fetch, evict []contract.View, obs observation) (roundTrip, error) {
 	var rt roundTrip
 	drv := memdrv.New(store, memdrv.Options{Workers: workers, Logger: slog.New(slog.DiscardHandler)})
 	l, err := lendMemory(drv, binding.Config{KeyPrefix: "bench/bandwidth"}, obs, mem)
@@ -151,7 +170,37 @@ func kvshareRound(store *memdrv.Store, mem *memdrv.Memory, workers int, pub, fet
 		err = submitAll(l, contract.GetDir, fetch)
 		rt.out = time.Since(start)
 	}
+	if err == nil {
+		before := store.Stats().Evictions
+		start = time.Now()
+		err = submitAll(l, contract.PutDir, evict)
+		rt.evict = time.Since(start)
+		if n := int64(len(evict)) * int64(evict[0].Rows()); err == nil && store.Stats().Evictions-before < n {
+			err = fmt.Errorf("bench: the evicting publish evicted %d objects for %d rows", store.Stats().Evictions-before, n)
+		}
+	}
 	return rt, errors.Join(err, l.release())
+}
+
+// chunkFor is the bounded store's chunk for rows of rowBytes: the
+// largest power of two that divides them, at most the store's default.
+func chunkFor(rowBytes int64) int64 {
+	chunk := int64(memdrv.DefaultChunkBytes)
+	for chunk > memdrv.MinChunkBytes && rowBytes%chunk != 0 {
+		chunk /= 2
+	}
+	return chunk
+}
+
+// pagesOf says what the store's pages are, in a word or three.
+func pagesOf(r hostmem.Report) string {
+	switch {
+	case r.Advised:
+		return "THP advised"
+	case r.Locked:
+		return r.Pages.String() + ", locked"
+	}
+	return r.Pages.String()
 }
 
 // submitAll submits every view at once in direction dir and waits for

@@ -45,9 +45,14 @@ func TestRunMeasuresAllButFiveAndSevenAndSaysWhyNot(t *testing.T) {
 	assert.NotEmpty(t, rep.Machine.GoVersion)
 
 	// Every goal of 1–4 and 6: 6 settle cases, 2 loop, 2×2 row cpu, 2
-	// sizes × (round trip, publish); 6: 2 sizes × 2 modes over memdrv
-	// (ratio and ns a name) and over the fake SDK (ratio).
-	assert.Len(t, rep.Goals, 6+2+4+2*2+2*2*2+2*2)
+	// sizes × (round trip, publish, evicting publish); 6: 2 sizes × 2
+	// modes over memdrv (ratio and ns a name) and over the fake SDK
+	// (ratio).
+	assert.Len(t, rep.Goals, 6+2+4+2*3+2*2*2+2*2)
+	for _, c := range rep.Band.Cases {
+		assert.Positive(t, c.KvshareEvictingGBs.Median, "a publish into the full store, every put evicting")
+		assert.Equal(t, 2, c.EvictingRatio.N, "one figure per repetition")
+	}
 	for _, g := range rep.Goals {
 		assert.NotEmpty(t, g.Name)
 		assert.Equal(t, 2, g.Value.N, "%s: one figure per repetition", g.Name)

@@ -137,12 +137,14 @@ func writeRowCPU(w io.Writer, c *rowCPUReport) {
 func writeBandwidth(w io.Writer, b *bandwidthReport) {
 	fmt.Fprintf(w, "\n4. Publish + fetch through the in-memory store (slot → store → slot) against the same two copies with copy;\n")
 	fmt.Fprintf(w, "   %d goroutines each side, %s each way a round, views of %d rows; GB/s = 10⁹ B/s; both sides copy into memory already\n", b.Workers, size(b.BytesPerRound), b.ViewRows)
-	fmt.Fprintf(w, "   faulted in (kvshare's store taken up front and emptied after each round, the floor's buffers touched once).\n")
+	fmt.Fprintf(w, "   faulted in (kvshare's store a bounded one holding the round, taken up front and emptied after each round; the floor's\n")
+	fmt.Fprintf(w, "   buffers touched once); evicting: as many fresh rows published into the full store, every put evicting.\n")
 	t := table(w)
-	fmt.Fprintln(t, "   row\tkvshare publish\tfetch\tround trip\tcopy in\tcopy out\tround trip\tratio\tpublish / copy in\tstore faulted in\t")
+	fmt.Fprintln(t, "   row\tkvshare publish\tfetch\tround trip\tcopy in\tcopy out\tround trip\tratio\tpublish / copy in\tevicting\tevicting / publish\tstore faulted in\t")
 	for _, c := range b.Cases {
-		fmt.Fprintf(t, "   %s\t%.2f GB/s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%s\t%.0f ms\t\n", size(c.RowBytes), c.KvsharePublishGBs.Median, c.KvshareFetchGBs.Median,
-			c.KvshareGBs.Median, c.FloorInGBs.Median, c.FloorOutGBs.Median, c.FloorGBs.Median, sp(c.Ratio, "%.3f"), sp(c.PublishRatio, "%.3f"), c.StorePrefaultMs)
+		fmt.Fprintf(t, "   %s\t%.2f GB/s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%s\t%.2f\t%s\t%.0f ms (%s)\t\n", size(c.RowBytes), c.KvsharePublishGBs.Median, c.KvshareFetchGBs.Median,
+			c.KvshareGBs.Median, c.FloorInGBs.Median, c.FloorOutGBs.Median, c.FloorGBs.Median, sp(c.Ratio, "%.3f"), sp(c.PublishRatio, "%.3f"),
+			c.KvshareEvictingGBs.Median, sp(c.EvictingRatio, "%.3f"), c.StorePrefaultMs, c.StorePages)
 	}
 	t.Flush()
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/mooncakedrv"
 	"github.com/kvshare/kvshare/telemetry"
+	"github.com/kvshare/kvshare/telemetry/memstore"
 	"github.com/kvshare/kvshare/telemetry/mooncake"
 )
 
@@ -92,6 +93,17 @@ func (e *Endpoint) Observe(lender string, b telemetry.Backend, d contract.Driver
 		}
 		return errors.Join(errs...)
 	}, nil
+}
+
+// ObserveStore registers the embedded store's figures, with
+// store=<name> on every point: once for the store, whose drivers every
+// lender over it shares. The function returned unregisters them.
+func (e *Endpoint) ObserveStore(name string, s memstore.Store) (unregister func() error, err error) {
+	reg, err := memstore.Observe(e.provider, s, attribute.String("store", name))
+	if err != nil {
+		return nil, err
+	}
+	return reg.Unregister, nil
 }
 
 // Close stops serving, within ctx, and shuts the provider down. Later

@@ -135,3 +135,38 @@ func TestServeRefusesABadAddress(t *testing.T) {
 	_, err := metrics.Serve("127.0.0.1:not-a-port")
 	assert.Error(t, err)
 }
+
+// The embedded store's figures are served once, with store=<name>,
+// under their Prometheus names, and equal its Stats().
+func TestScrapeServesTheStoresFigures(t *testing.T) {
+	e, err := metrics.Serve("127.0.0.1:0")
+	require.NoError(t, err)
+	defer func() { require.NoError(t, e.Close(context.Background())) }()
+	store, err := memdrv.NewBoundedStore(memdrv.StoreOptions{Capacity: 2 * 4096, ChunkBytes: 4096})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, store.Close()) })
+	b := backendOver(t, memdrv.New(store, memdrv.Options{}))
+	unregister, err := e.ObserveStore("embedded", store)
+	require.NoError(t, err)
+
+	o := settle(t, func() (contract.Attempt, error) { return b.Publish(oneGroup("a", "b", "c"), nil) })
+	require.Equal(t, []bool{true, true, true}, o.Delivered, "the third put evicts the first")
+	st := store.Stats()
+	require.EqualValues(t, 1, st.Evictions)
+	s := scrapeURL(t, e.URL())
+	l := []string{"store", "embedded"}
+	for name, want := range map[string]int64{
+		"kvshare_memory_capacity_bytes":      st.Capacity,
+		"kvshare_memory_in_use_bytes":        st.InUse,
+		"kvshare_memory_objects":             st.Objects,
+		"kvshare_memory_object_bytes":        st.Bytes,
+		"kvshare_memory_evictions_total":     st.Evictions,
+		"kvshare_memory_evicted_bytes_total": st.EvictedBytes,
+		"kvshare_memory_declines_total":      st.Declines,
+	} {
+		assert.EqualValues(t, want, s.value(t, name, l...), name)
+	}
+	require.NoError(t, unregister())
+	_, ok := scrapeURL(t, e.URL())["kvshare_memory_objects"]
+	assert.False(t, ok, "nothing is served once unregistered")
+}

@@ -33,7 +33,7 @@ type Config struct {
 	RowsPerCall  int
 	BytesPerCall int64
 	// Store opens each lender's driver; nil means the embedded in-memory
-	// store ([MemoryStore] with Workers).
+	// store ([NewMemoryStore] with Workers, [SizedFor] the rows).
 	Store Store
 	// Observe, when set, is told of each lender once its backend is
 	// built: its name ("publisher", "fetcher"), backend and driver (the

@@ -1,8 +1,10 @@
 // Package roundtrip is kvshare's main job: a KV round trip through a
 // store, the way an engine would use kvshare, through the embedded
-// in-memory store ([MemoryStore], the default), a Mooncake pool that a
-// store config file describes ([MooncakeStore]) or a Redis server that a
-// store file describes ([RedisStore]).
+// in-memory store ([MemoryStore], the default: a bounded cache taken up
+// front, sized for the run or as a [memory] store file says,
+// [MemoryStoreFile]), a Mooncake pool that a store config file describes
+// ([MooncakeStore]) or a Redis server that a store file describes
+// ([RedisStore]).
 //
 // Two lenders each own one host region of staging slots (memory outside
 // the Go heap) and lend it, under a hold, to their own backend over their

@@ -79,8 +79,9 @@ func (r Report) OK() bool {
 // "fetch") and the rows done out of all.
 type Progress func(phase string, done, total int)
 
-// Run builds two lenders over one store (cfg.Store; the embedded
-// in-memory store when nil), each with its own driver, publishes cfg.Rows
+// Run builds two lenders over one store (cfg.Store; when nil, the
+// embedded in-memory store, a bounded store that holds the run's rows,
+// given back at the end), each with its own driver, publishes cfg.Rows
 // blocks from the first under a key prefix of this run's own, fetches
 // them into the second, checks every byte, and closes both in the
 // owner's cleanup order. An error means the round trip could not run to
@@ -96,7 +97,12 @@ func Run(ctx context.Context, cfg Config, progress Progress) (Report, error) {
 	}
 	store := cfg.Store
 	if store == nil {
-		store = MemoryStore(cfg.Workers)
+		m, err := NewMemoryStore(cfg.Workers, SizedFor(cfg.Rows, cfg.RowBytes))
+		if err != nil {
+			return rep, err
+		}
+		defer func() { _ = m.Close() }() // refused only if a driver still touches it: then it stays
+		store = m
 	}
 	rep.Store = store.Describe()
 	prefix, err := runprefix.New(cfg.KeyPrefix, "roundtrip")

@@ -25,7 +25,8 @@ type Config struct {
 	// Names is the size of the name space rows are drawn from.
 	Names int
 	// Store opens each lender's driver; nil means the embedded in-memory
-	// store with two workers per driver.
+	// store ([EmbeddedStore]: bounded, half the names' bytes, two workers
+	// per driver).
 	Store roundtrip.Store
 	// KeyPrefix starts every key; each run adds its own segment
 	// (package runprefix), as a put never overwrites.

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/memdrv"
 )
 
 // Report is what a soak did and checked.
@@ -35,6 +36,9 @@ type Report struct {
 	// unprovable calls back, BytesReclaimed their bytes, FencesChecked the
 	// slots fenced after a reclaim and found untouched by the next round.
 	Reclaims, BytesReclaimed, FencesChecked int64
+	// Store is the embedded store's figures at the end (objects,
+	// evictions, declines), when the soak ran over it.
+	Store *memdrv.StoreStats
 }
 
 // OpsPerSecond is attempts submitted per second.
@@ -50,7 +54,16 @@ func (r Report) String() string {
 	return fmt.Sprintf("soak %s: %v, seed %d, %d lenders: %d publishes, %d fetches (%d cancelled), %.0f attempts/s, %d rebinds; "+
 		"checked %d rows (%d bytes) byte for byte, %d never-published names undelivered, %d shutdowns clean, %d regions freed",
 		r.RunID, r.Elapsed.Round(time.Millisecond), r.Config.Seed, r.Config.Lenders, r.Publishes, r.Fetches, r.Cancels, r.OpsPerSecond(), r.Rebinds,
-		r.RowsChecked, r.BytesChecked, r.MissesChecked, r.ShutdownsChecked, r.MemoryFreed) + r.keptString()
+		r.RowsChecked, r.BytesChecked, r.MissesChecked, r.ShutdownsChecked, r.MemoryFreed) + r.keptString() + r.storeString()
+}
+
+// storeString gives the embedded store's figures, when the soak ran
+// over it.
+func (r Report) storeString() string {
+	if r.Store == nil {
+		return ""
+	}
+	return fmt.Sprintf("; the store evicted %d objects (%d bytes) and declined %d puts, %d objects left", r.Store.Evictions, r.Store.EvictedBytes, r.Store.Declines, r.Store.Objects)
 }
 
 // keptString says what faults left held for good, when they did.

@@ -9,12 +9,23 @@ import (
 	"time"
 
 	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/hostmem"
 	"github.com/kvshare/kvshare/memdrv"
 	"github.com/kvshare/kvshare/tools/internal/roundtrip"
 	"github.com/kvshare/kvshare/tools/internal/runprefix"
 )
 
-// Run soaks cfg.Store (the in-memory store when nil) with cfg.Lenders
+// EmbeddedStore is the soak's default store: the embedded in-memory
+// store, bounded, holding half the bytes of the names (so that it
+// evicts all along and a fetch may miss a name published), taken up
+// front, two workers a driver.
+func EmbeddedStore(cfg Config) (*roundtrip.MemoryStore, error) {
+	o := roundtrip.SizedFor(max(cfg.Names/2, 1), cfg.RowBytes)
+	o.HugePages = hostmem.HugePages2MiB
+	return roundtrip.NewMemoryStore(2, o)
+}
+
+// Run soaks cfg.Store (the embedded store, EmbeddedStore, when nil) with cfg.Lenders
 // backends for cfg.Duration and checks every promise on the way (see
 // the package documentation). An error means a promise broke (or the
 // run could not start); the report says what ran until then, and the
@@ -25,7 +36,12 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		return rep, err
 	}
 	if cfg.Store == nil {
-		cfg.Store = roundtrip.MemoryStore(2)
+		m, err := EmbeddedStore(cfg)
+		if err != nil {
+			return rep, err
+		}
+		defer func() { _ = m.Close() }() // refused only if a driver still touches it: then it stays
+		cfg.Store = m
 		rep.Config.Store = cfg.Store
 	}
 	prefix, err := runprefix.New(cfg.KeyPrefix, "soak")
@@ -86,6 +102,10 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 				rep.Rows[i] += n
 			}
 		}
+	}
+	if m, ok := cfg.Store.(*roundtrip.MemoryStore); ok {
+		st := m.Stats()
+		rep.Store = &st
 	}
 	if err != nil {
 		return rep, fmt.Errorf("soak %s (seed %d): %w", prefix, cfg.Seed, err)

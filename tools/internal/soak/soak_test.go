@@ -36,6 +36,12 @@ func TestASoakOverTheInMemoryStoreKeepsEveryPromise(t *testing.T) {
 	assert.EqualValues(t, 4+rep.Rebinds, rep.ShutdownsChecked, "every backend shut down clean")
 	assert.EqualValues(t, 4, rep.MemoryFreed)
 	assert.Positive(t, rep.Rows[contract.Ready])
+	// The embedded store is bounded: half the names' bytes, never more.
+	require.NotNil(t, rep.Store)
+	assert.EqualValues(t, 32*512, rep.Store.Capacity)
+	assert.LessOrEqual(t, rep.Store.Objects, int64(32))
+	assert.LessOrEqual(t, rep.Store.InUse, rep.Store.Capacity)
+	assert.Contains(t, rep.String(), "the store evicted")
 }
 
 // A store whose gets corrupt a delivered row: the soak must fail and say

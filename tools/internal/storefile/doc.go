@@ -1,11 +1,12 @@
 // Package storefile says which store a store file is for: a Mooncake
-// pool (a [mooncake] section) or a Redis server (a [redis] section).
+// pool (a [mooncake] section), a Redis server (a [redis] section) or the
+// embedded in-memory store (a [memory] section and no other store's).
 // Every kvshare command that takes --store reads the file's kind here
 // first and then hands the file to that store's own parser, which checks
 // every key.
 //
 // [Read] and [Parse] return the [Kind]. They refuse, with an error
 // wrapping [ErrKind] that names the file, a file that cannot be read, is
-// not TOML, or holds neither section or both: a store file is for one
+// not TOML, or holds no store section or two: a store file is for one
 // store. They check nothing else; the store's parser does.
 package storefile

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/kvshare/kvshare/storeconfig"
 	"github.com/kvshare/kvshare/storeconfig/tomlfile"
 )
 
@@ -16,12 +17,16 @@ const (
 	Mooncake Kind = iota + 1
 	// Redis: the file holds a [redis] section.
 	Redis
+	// Memory: the file holds a [memory] section and no other store's:
+	// the embedded in-memory store.
+	Memory
 )
 
 // The store sections, as a file spells them.
 const (
 	MooncakeSection = "mooncake"
 	RedisSection    = "redis"
+	MemorySection   = storeconfig.MemorySection
 )
 
 // String names the kind: "Mooncake" or "Redis".
@@ -31,6 +36,8 @@ func (k Kind) String() string {
 		return "Mooncake"
 	case Redis:
 		return "Redis"
+	case Memory:
+		return "the embedded store"
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
@@ -49,7 +56,7 @@ func Parse(file string, data []byte) (Kind, error) {
 }
 
 // sections are the store sections looked for; their keys are the
-// store's parser's to check.
+// store's parser's to check ([memory], like [blob], every reader knows).
 var sections = map[string][]string{MooncakeSection: nil, RedisSection: nil}
 
 func kindOf(file string, f *tomlfile.File) (Kind, error) {
@@ -57,14 +64,22 @@ func kindOf(file string, f *tomlfile.File) (Kind, error) {
 		// An unreadable or malformed file: its one refusal says why.
 		return 0, fmt.Errorf("%w: %w", ErrKind, f.Finish())
 	}
-	mooncake, redis := f.Has(MooncakeSection), f.Has(RedisSection)
+	mooncake, redis, memory := f.Has(MooncakeSection), f.Has(RedisSection), f.Has(MemorySection)
 	switch {
 	case mooncake && redis:
 		return 0, fmt.Errorf("%w: %s holds both [mooncake] and [redis]: a store file is for one store; split it into two files", ErrKind, file)
+	case memory && (mooncake || redis):
+		other := MooncakeSection
+		if redis {
+			other = RedisSection
+		}
+		return 0, fmt.Errorf("%w: %s holds both [memory] (the embedded store) and [%s]: a store file is for one store; split it into two files", ErrKind, file, other)
 	case mooncake:
 		return Mooncake, nil
 	case redis:
 		return Redis, nil
+	case memory:
+		return Memory, nil
 	}
-	return 0, fmt.Errorf("%w: %s holds neither [mooncake] (a Mooncake pool) nor [redis] (a Redis server): add the section of the store it is for", ErrKind, file)
+	return 0, fmt.Errorf("%w: %s holds neither [mooncake] (a Mooncake pool) nor [redis] (a Redis server) nor [memory] (the embedded store): add the section of the store it is for", ErrKind, file)
 }

@@ -18,6 +18,8 @@ func TestKinds(t *testing.T) {
 		{"redis", "[redis]\naddress = \"127.0.0.1:6379\"\n", Redis},
 		{"unknown keys are the store's to refuse", "[redis]\nadress = 1\n[extra]\n", Redis},
 		{"an empty section", "[mooncake]\n", Mooncake},
+		{"memory", "[blob]\nkey_prefix = \"k\"\n[memory]\ncapacity = 1048576\n", Memory},
+		{"memory's keys are its reader's to check", "[memory]\nsize = 1\n", Memory},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			k, err := Parse("store.toml", []byte(c.text))
@@ -27,6 +29,7 @@ func TestKinds(t *testing.T) {
 	}
 	assert.Equal(t, "Mooncake", Mooncake.String())
 	assert.Equal(t, "Redis", Redis.String())
+	assert.Equal(t, "the embedded store", Memory.String())
 	assert.Equal(t, "Kind(0)", Kind(0).String())
 }
 
@@ -36,7 +39,9 @@ func TestRefusalsNameTheFile(t *testing.T) {
 		want       []string
 	}{
 		{"both", "[mooncake]\n[redis]\n", []string{"holds both [mooncake] and [redis]", "one store"}},
-		{"neither", "[blob]\nkey_prefix = \"k\"\n", []string{"holds neither [mooncake]", "nor [redis]"}},
+		{"neither", "[blob]\nkey_prefix = \"k\"\n", []string{"holds neither [mooncake]", "nor [redis]", "nor [memory]"}},
+		{"memory and redis", "[memory]\ncapacity = 0\n[redis]\n", []string{"holds both [memory] (the embedded store) and [redis]", "one store"}},
+		{"memory and mooncake", "[mooncake]\n[memory]\ncapacity = 0\n", []string{"holds both [memory] (the embedded store) and [mooncake]"}},
 		{"empty", "", []string{"holds neither"}},
 		{"malformed", "[redis\n", []string{"malformed TOML"}},
 	} {
