@@ -96,16 +96,23 @@ func measureBandwidthCase(ctx context.Context, o Options, rowBytes int64, step f
 		return c, err
 	}
 	fill(mem.Bytes, 0x77)
-	store := make([][]byte, n) // the copy floor's "store", touched once
+	// The copy floor's "store": memory of the kind kvshare's store
+	// takes, mapped outside the Go heap on huge pages where the system
+	// has them, faulted in, and touched once.
+	floorMem, err := hostmem.Map(hostmem.Geometry{SlotBytes: rowBytes, SlotCount: n}, hostmem.Options{HugePages: hostmem.HugePages2MiB, Prefault: true})
+	if err != nil {
+		return c, errors.Join(err, mem.Free())
+	}
+	defer func() { _ = floorMem.Free() }() // never lent: it frees
+	store := make([][]byte, n)
 	for i := range store {
-		store[i] = make([]byte, rowBytes)
+		store[i] = floorMem.Slot(0, i)
 		fill(store[i], 1)
 	}
 	// kvshare's store is a bounded one that holds the round's rows,
 	// taken up front and faulted in once per case, on huge pages where
 	// the system has them (as the main job's), and emptied after every
-	// round: both sides copy into memory already faulted in, as the
-	// floor's store was touched once above.
+	// round: both sides copy into memory of one kind, already faulted in.
 	kvStore, err := memdrv.NewBoundedStore(memdrv.StoreOptions{Capacity: int64(n) * rowBytes, ChunkBytes: chunkFor(rowBytes), HugePages: hostmem.HugePages2MiB})
 	if err != nil {
 		return c, errors.Join(err, mem.Free())

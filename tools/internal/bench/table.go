@@ -137,8 +137,9 @@ func writeRowCPU(w io.Writer, c *rowCPUReport) {
 func writeBandwidth(w io.Writer, b *bandwidthReport) {
 	fmt.Fprintf(w, "\n4. Publish + fetch through the in-memory store (slot → store → slot) against the same two copies with copy;\n")
 	fmt.Fprintf(w, "   %d goroutines each side, %s each way a round, views of %d rows; GB/s = 10⁹ B/s; both sides copy into memory already\n", b.Workers, size(b.BytesPerRound), b.ViewRows)
-	fmt.Fprintf(w, "   faulted in (kvshare's store a bounded one holding the round, taken up front and emptied after each round; the floor's\n")
-	fmt.Fprintf(w, "   buffers touched once); evicting: as many fresh rows published into the full store, every put evicting.\n")
+	fmt.Fprintf(w, "   faulted in, of one kind (kvshare's store a bounded one holding the round, taken up front and emptied after each\n")
+	fmt.Fprintf(w, "   round; the floor's buffers mapped alike and touched once); evicting: as many fresh rows published into the full\n")
+	fmt.Fprintf(w, "   store, every put evicting.\n")
 	t := table(w)
 	fmt.Fprintln(t, "   row\tkvshare publish\tfetch\tround trip\tcopy in\tcopy out\tround trip\tratio\tpublish / copy in\tevicting\tevicting / publish\tstore faulted in\t")
 	for _, c := range b.Cases {

@@ -22,10 +22,12 @@ type lender struct {
 	unobserve func()
 }
 
-// newLender maps the lender's slots, opens its driver from store and
-// lends the region to a backend whose keys start with prefix.
+// newLender maps the lender's slots (locked, on 2 MiB huge pages where
+// the system has them, as an engine's pinned staging memory would be),
+// opens its driver from store and lends the region to a backend whose
+// keys start with prefix.
 func newLender(ctx context.Context, name string, store Store, cfg Config, prefix string) (*lender, error) {
-	mem, err := hostmem.Map(hostmem.Geometry{SlotBytes: cfg.RowBytes, SlotCount: cfg.Rows}, hostmem.Options{Lock: true})
+	mem, err := hostmem.Map(hostmem.Geometry{SlotBytes: cfg.RowBytes, SlotCount: cfg.Rows}, hostmem.Options{Lock: true, HugePages: hostmem.HugePages2MiB})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
