@@ -94,8 +94,11 @@ func Run(ctx context.Context, opts Options) Report {
 		// Which checks would follow depends on the store: none is named.
 		return Report{File: opts.ConfigPath, Findings: []Finding{fail(CheckConfig, "%v", err)}}
 	}
-	if kind == storefile.Redis {
+	switch kind {
+	case storefile.Redis:
 		return runRedis(ctx, opts)
+	case storefile.Memory:
+		return runMemory(opts)
 	}
 	r := &run{Report: Report{File: opts.ConfigPath}, all: checks[:]}
 
