@@ -1,11 +1,11 @@
 // Package doctor checks that a store file reaches a working Mooncake
-// pool or Redis server: `kvshare doctor --store store.toml`. It runs each
-// step the store's driver takes on its way to a first object, one check
-// each, and reports every one with a verdict and what it saw, so that a
-// user sees what to change, not only that something is wrong. Which
-// store a file is for is its section's to say ([mooncake], [redis] or
-// [memory], package storefile); a file that holds none, or two, fails
-// the config check alone.
+// pool or Redis server, or shapes a usable embedded store ([memory]:
+// [CheckMemory] maps its capacity as the store would):
+// `kvshare doctor --store store.toml`. It runs each step the store's
+// driver takes on its way to a first object, one check each, and
+// reports every one with a verdict and what it saw, so that a user sees
+// what to change, not only that something is wrong. A file that holds
+// no store section, or two (package storefile), fails the config alone.
 //
 // [Run] takes [Options] and returns a [Report]: one [Finding] a check,
 // in the order they ran, each with a [Verdict] ([OK], [Warn], [Fail],
@@ -21,10 +21,7 @@
 // round trip through a backend: put, lookup ([CheckLookup]), get, the
 // key deleted. Over a Redis Cluster the slot map ([CheckSlotMap]), every
 // node ([CheckNodes]) and the cluster's state ([CheckClusterState]) are
-// checked too, and the server checks judge every node. An embedded
-// store's file ([memory]) has its config, key prefix and capacity
-// ([CheckMemory]: mapped as the store would, not faulted in, given back;
-// huge pages or a lock asked and not given warn) checked.
+// checked too, and the server checks judge every node.
 //
 // It promises:
 //

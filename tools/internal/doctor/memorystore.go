@@ -89,4 +89,3 @@ func checkMapping(m storeconfig.Memory) Finding {
 	}
 	return ok(CheckMemory, "%v", rep)
 }
-
