@@ -5,11 +5,12 @@
 //
 // [Memory] is host memory outside the Go heap (anonymous mmap), laid out
 // as one region's slots. [Store] holds complete objects by key, shared by
-// any number of drivers, so two endpoints in one process see the same
-// objects: on the Go heap ([NewStore]), or in memory taken up front and
-// faulted in ([NewSizedStore]), reused once no get reads it. [Driver] is a [contract.Driver] over a Store, and
-// [TogetherDriver] adds [contract.RegionsTogether]; each row is stored
-// under the key the batch's key maker builds from its name.
+// any number of drivers: on the Go heap ([NewStore]), or bounded
+// ([NewBoundedStore]: a cache taken up front outside the Go heap in
+// chunks of one size, the least recently used evicted for a put, never
+// an object being read or written). [Driver] is a [contract.Driver] over
+// a Store, [TogetherDriver] adds [contract.RegionsTogether]; a row is
+// stored under the key the batch's key maker builds from its name.
 //
 // A memdrv driver keeps every driver rule of package contract:
 //
@@ -24,8 +25,8 @@
 //     never keeps dst.
 //   - A put never overwrites: a key holding a complete object is Ready (the
 //     first object stays); a key being written, by another writer or a put
-//     of this driver, is NotReady; an object beyond the store's capacity is
-//     Declined. A get of an object of the row's size is Ready; a shorter
+//     of this driver, is NotReady; an object the store cannot make room
+//     for is Declined. A get of an object of the row's size is Ready; a shorter
 //     one lands in the head of the row's spans and is a Fault; a longer one
 //     is a Fault with nothing written; an absent key is Miss (Fault with
 //     nothing written, with [Options.NoAbsentIsMiss]); a key being written
@@ -45,8 +46,8 @@
 // transfers land at [Driver.FinishStrays] unless [Driver.Recycle] ended
 // them), [Driver.Pause], [Driver.CompleteAfterCancel],
 // [Driver.FailNextRegister] and [TogetherDriver.FailNextRegistration];
-// on the Store, [Store.BeginWrite], [Store.SetCapacity] and
-// [Store.SetFull].
+// on the Store, [Store.BeginWrite], [Store.HoldTransfers],
+// [Store.SetCapacity] and [Store.SetFull].
 //
 // It refuses Put, Get and registrations after Drain or Close; rows in
 // undeclared directions; hints without Hints; more rows than MaxRowsPerOp;
@@ -54,7 +55,6 @@
 // DeviceMemory; handles it never issued; and Close before a Drain that
 // returned true or with a registration left.
 //
-// A table of the hooks and options: the module's README.md. How memdrv
-// proves access ended, and its decisions: docs/design.md (section "The
-// in-memory store (memdrv)").
+// The hooks and options: README.md. How memdrv proves access ended, and
+// its decisions: docs/design.md ("The in-memory store (memdrv)").
 package memdrv
