@@ -7,6 +7,7 @@ import (
 	"github.com/kvshare/kvshare/storeconfig"
 	"github.com/kvshare/kvshare/storeconfig/tomlfile"
 	"github.com/kvshare/kvshare/tools/internal/roundtrip"
+	"github.com/kvshare/kvshare/tools/internal/runprefix"
 )
 
 // CheckMemory is the check of an embedded store's file ([memory]) after
@@ -27,8 +28,7 @@ func runMemory(opts Options) Report {
 		r.skipRest("the config was refused")
 		return r.Report
 	}
-	_, f = checkKeyPrefix(opts.ConfigPath, blob)
-	r.add(f)
+	r.add(checkMemoryKeyPrefix(opts.ConfigPath, blob))
 	r.add(checkMapping(mem))
 	return r.Report
 }
@@ -54,9 +54,22 @@ func checkMemoryConfig(path string) (storeconfig.Blob, storeconfig.Memory, Findi
 		path, size(mem.Capacity), size(chunk), mem.HugePages, lock, mem.Workers)
 }
 
+// checkMemoryKeyPrefix checks [blob] key_prefix under the key rules (an
+// embedded store's file has no probe to put under it).
+func checkMemoryKeyPrefix(file string, blob storeconfig.Blob) Finding {
+	if _, err := runprefix.New(blob.KeyPrefix, "doctor"); err != nil {
+		return fail(CheckKeyPrefix, "%s: [blob] key_prefix: %v", file, err)
+	}
+	if blob.KeyPrefix == "" {
+		return ok(CheckKeyPrefix, "[blob] key_prefix not set: keys start with %q", runprefix.DefaultBase)
+	}
+	return ok(CheckKeyPrefix, "%q", blob.KeyPrefix)
+}
+
 // checkMapping maps the capacity as the store would, without faulting
-// it in, and gives it back: a refused mapping fails; huge pages or a
-// lock asked and not given warn, saying why.
+// it in, and gives it back: a refused mapping fails; huge pages (2 MiB
+// pages in place of transparent ones advised count as given) or a lock
+// asked and not given warn, saying why.
 func checkMapping(m storeconfig.Memory) Finding {
 	o := roundtrip.StoreOptions(m)
 	if err := o.Validate(); err != nil {
@@ -78,7 +91,7 @@ func checkMapping(m storeconfig.Memory) Finding {
 		return fail(CheckMemory, "giving the probe mapping back: %v", err)
 	}
 	var short []string
-	if o.HugePages != hostmem.NormalPages && rep.Pages != o.HugePages {
+	if o.HugePages != hostmem.NormalPages && rep.Pages != o.HugePages && !rep.Advised {
 		short = append(short, "huge pages")
 	}
 	if o.Lock && !rep.Locked {
