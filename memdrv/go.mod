@@ -9,7 +9,7 @@ require (
 	github.com/stretchr/testify v1.12.1
 )
 
-require golang.org/x/sys v0.48.0
+require golang.org/x/sys v0.48.0 // indirect
 
 require (
 	github.com/kvshare/kvshare/hostmem v0.3.0

@@ -82,7 +82,7 @@ func (b Bound) Wait(done <-chan struct{}) bool {
 
 // boundCtx is the context of a Bound.
 type boundCtx struct {
-	context.Context // the parent: Value
+	context.Context           // the parent: Value
 	latest          time.Time // the latest the bound can end
 	done            chan struct{}
 	stop            chan struct{} // closed by cancel

@@ -8,8 +8,9 @@ import (
 	"github.com/kvshare/kvshare/memdrv"
 )
 
-// ownPut is a put of this driver as PresentForOwnPut, PresentWhileWriting
-// and the rules of bendsOwnPuts remember it: the wrapped driver's
+// ownPut is a put of this driver as the rules that answer from its own
+// puts (PresentForOwnPut, PresentWhileWriting, PresentForDeclined,
+// QueuedPutNotInFlight, InFlightAfterPutEnded) remember it: the wrapped driver's
 // operation, each row's store key and each row's first span.
 type ownPut struct {
 	op    contract.Operation

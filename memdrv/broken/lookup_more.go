@@ -159,13 +159,3 @@ func (d *Driver) noteEndedLocked(p ownPut, rows []contract.RowStatus) {
 		}
 	}
 }
-
-// bendsOwnPuts reports whether the rule answers from what this driver's
-// puts did, and so keeps every put it hands out.
-func (d *Driver) bendsOwnPuts() bool {
-	switch d.rule {
-	case PresentForOwnPut, PresentWhileWriting, PresentForDeclined, QueuedPutNotInFlight, InFlightAfterPutEnded:
-		return true
-	}
-	return false
-}
