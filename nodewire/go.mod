@@ -5,3 +5,9 @@ go 1.26.0
 require github.com/kvshare/kvshare/contract v0.3.0
 
 replace github.com/kvshare/kvshare/contract => ../contract
+
+require github.com/stretchr/testify v1.12.1
+
+require go.yaml.in/yaml/v3 v3.0.5 // indirect
+
+replace github.com/kvshare/kvshare/patience => ../patience
