@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/kvshare/kvshare/contract"
 )
@@ -52,6 +53,7 @@ type attempt struct {
 	known      bool
 	outcome    contract.Outcome
 	quiesced   bool
+	deadline   *time.Timer // forces the outcome at the attempt's deadline; nil once known, or without one
 }
 
 var _ contract.Attempt = (*attempt)(nil)
@@ -226,6 +228,10 @@ func (b *Backend) forceLocked(a *attempt, fault error) bool {
 func (b *Backend) knowLocked(a *attempt, fault error) {
 	for i := a.handed; i < a.total; i++ {
 		a.statuses[i] = contract.Cancelled
+	}
+	if a.deadline != nil {
+		a.deadline.Stop() // the outcome is known: nothing left to force
+		a.deadline = nil
 	}
 	a.known = true
 	a.outcome = contract.Outcome{Delivered: a.delivered, Rows: a.statuses, Fault: fault}

@@ -227,13 +227,13 @@ func (b *Backend) Closed() <-chan struct{} { return b.closed }
 // See [contract.Backend.Fetch]; the hint reaches every get and must be
 // nil unless the driver declares Hints.
 func (b *Backend) Fetch(v contract.View, h contract.Hint) (contract.Attempt, error) {
-	return b.submit(fetch, v, h, nil)
+	return b.submit(fetch, v, h, nil, time.Time{})
 }
 
 // Publish starts moving the view's rows from their slots into the store.
 // See [contract.Backend.Publish]; the destination must be nil.
 func (b *Backend) Publish(v contract.View, d contract.Destination) (contract.Attempt, error) {
-	return b.submit(publish, v, nil, d)
+	return b.submit(publish, v, nil, d, time.Time{})
 }
 
 // rejectedLocked returns why the backend takes no submission now, or nil.
@@ -247,7 +247,7 @@ func (b *Backend) rejectedLocked() error {
 	return nil
 }
 
-func (b *Backend) submit(dir direction, v contract.View, h contract.Hint, d contract.Destination) (contract.Attempt, error) {
+func (b *Backend) submit(dir direction, v contract.View, h contract.Hint, d contract.Destination, deadline time.Time) (contract.Attempt, error) {
 	b.mu.Lock()
 	err := b.rejectedLocked()
 	b.mu.Unlock()
@@ -269,7 +269,9 @@ func (b *Backend) submit(dir direction, v contract.View, h contract.Hint, d cont
 	a.id = b.nextID
 	b.attempts++
 	b.open[a] = struct{}{}
+	published := b.armDeadlineLocked(a, deadline)
 	b.mu.Unlock()
+	b.callWake(published)
 	b.handOver(a)
 	return a, nil
 }

@@ -31,6 +31,9 @@
 //     contained: the call is held as unprovable, the violation is logged
 //     once and named by every later submission's error ([ViolationError]);
 //     calls not yet handed over end Cancelled; calls in the driver run on.
+//   - An attempt with a deadline ([Backend.PublishBy], [Backend.FetchBy])
+//     has its outcome forced then ([ErrDeadline]); its quiescence still
+//     waits for every access to end.
 //   - [Backend.Shutdown] never calls the driver. It returns nil once the
 //     hold's Release has returned, else the labels of what is still held.
 //

@@ -19,8 +19,10 @@ var (
 	ErrRegistrationMayBeLive = errors.New("kvshare/binding: a registration may be live; the hold is kept")
 
 	// ErrOutcomeForced is the fault of an outcome the backend set before
-	// every call's results were known: by Shutdown. Rows whose results
-	// were not known then are undelivered, whatever the driver says later.
+	// every call's results were known: by Shutdown, or at the attempt's
+	// deadline (the fault then wraps [ErrDeadline] too). Rows whose
+	// results were not known then are undelivered, whatever the driver
+	// says later.
 	ErrOutcomeForced = errors.New("kvshare/binding: outcome forced")
 
 	// ErrRowFault is the fault of an outcome stopped by a row the driver
