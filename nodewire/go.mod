@@ -2,12 +2,15 @@ module github.com/kvshare/kvshare/nodewire
 
 go 1.26.0
 
-require github.com/kvshare/kvshare/contract v0.3.0
-
-replace github.com/kvshare/kvshare/contract => ../contract
-
-require github.com/stretchr/testify v1.12.1
+require (
+	github.com/kvshare/kvshare/contract v0.3.0
+	github.com/kvshare/kvshare/patience v0.3.0
+	github.com/stretchr/testify v1.12.1
+)
 
 require go.yaml.in/yaml/v3 v3.0.5 // indirect
 
-replace github.com/kvshare/kvshare/patience => ../patience
+replace (
+	github.com/kvshare/kvshare/contract => ../contract
+	github.com/kvshare/kvshare/patience => ../patience
+)
