@@ -43,8 +43,10 @@ func (c *Conn) Close() error { return c.c.Close() }
 // Any other error leaves the stream unusable: close the Conn. It is a
 // *[FrameError] (ErrProtocol, ErrLimit for a body over maxBody, or what
 // [Decode] found) or the socket's error; the header is returned when it
-// was read. A lend must carry exactly one fd and every other frame none;
-// every fd received with a frame that fails is closed.
+// was read. A lend may carry one fd and every other frame none; every fd
+// received with a frame that fails is closed. A lend that came without
+// its fd is returned with fd -1, for the receiver to refuse (BadLend):
+// the stream is intact.
 func (c *Conn) ReadFrame(maxBody uint32) (Header, Message, int, error) {
 	var in inbound
 	defer in.close()
@@ -86,8 +88,8 @@ func (in *inbound) check(t Type) error {
 		return frameErr(CodeProtocol, field, "more descriptors than fit (control data truncated)")
 	case !t.CarriesFD() && n > 0:
 		return frameErr(CodeProtocol, field, fmt.Sprintf("%d descriptors on a frame that may carry none", n))
-	case t.CarriesFD() && n != 1:
-		return frameErr(CodeProtocol, field, fmt.Sprintf("%d descriptors, want exactly 1", n))
+	case n > 1:
+		return frameErr(CodeProtocol, field, fmt.Sprintf("%d descriptors, want at most 1", n))
 	}
 	return nil
 }

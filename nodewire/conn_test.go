@@ -168,8 +168,7 @@ func TestConnBadFDs(t *testing.T) {
 		{"fd on hello", &Hello{Version: 1, Engine: "e"}, 1, "hello: fd", "1 descriptors on a frame that may carry none"},
 		{"fd on publish", &Transfer{Dir: contract.PutDir, Lend: 1}, 1, "publish: fd", "1 descriptors on a frame that may carry none"},
 		{"two fds on stats", &Stats{}, 2, "stats: fd", "2 descriptors on a frame that may carry none"},
-		{"lend without fd", lend, 0, "lend: fd", "0 descriptors, want exactly 1"},
-		{"two fds on a lend", lend, 2, "lend: fd", "2 descriptors, want exactly 1"},
+		{"two fds on a lend", lend, 2, "lend: fd", "2 descriptors, want at most 1"},
 		{"three fds on a lend", lend, 3, "lend: fd", "more descriptors than fit (control data truncated)"},
 		{"eight fds on stats", &Stats{}, 8, "stats: fd", "more descriptors than fit (control data truncated)"},
 	}
@@ -244,6 +243,24 @@ func TestConnBadFrames(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestConnLendWithoutFD: a lend that came without its fd is read whole,
+// with fd -1, for the node to refuse; the stream goes on.
+func TestConnLendWithoutFD(t *testing.T) {
+	a, b := socketPair(t)
+	lend := &Lend{SlotBytes: 4096, SlotCount: 1, Regions: 1}
+	rawSend(t, a, frameOf(t, 1, lend))
+	rawSend(t, a, frameOf(t, 2, &Stats{}))
+	r := NewConn(b)
+	h, m, fd, err := r.ReadFrame(1 << 16)
+	require.NoError(t, err)
+	assert.Equal(t, TypeLend, h.Type)
+	assert.Equal(t, lend, m)
+	assert.Equal(t, -1, fd)
+	h, _, _, err = r.ReadFrame(1 << 16)
+	require.NoError(t, err)
+	assert.Equal(t, uint64(2), h.Request)
 }
 
 // TestConnEOF: the stream's end between frames is io.EOF, not an error
