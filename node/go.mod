@@ -4,8 +4,21 @@ go 1.26.0
 
 require (
 	github.com/kvshare/kvshare/binding v0.3.0
+	github.com/kvshare/kvshare/conformance v0.3.0
 	github.com/kvshare/kvshare/contract v0.3.0
+	github.com/kvshare/kvshare/keys v0.3.0
+	github.com/kvshare/kvshare/memdrv v0.3.0
 	github.com/kvshare/kvshare/nodewire v0.3.0
+	github.com/kvshare/kvshare/patience v0.3.0
+	github.com/kvshare/kvshare/rowbatch v0.3.0
+	github.com/kvshare/kvshare/storeconfig v0.3.0
+	github.com/stretchr/testify v1.12.1
+	golang.org/x/sys v0.48.0
+)
+
+require (
+	github.com/kvshare/kvshare/hostmem v0.3.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
 )
 
 replace (
@@ -13,3 +26,19 @@ replace (
 	github.com/kvshare/kvshare/contract => ../contract
 	github.com/kvshare/kvshare/nodewire => ../nodewire
 )
+
+replace github.com/kvshare/kvshare/keys => ../keys
+
+replace github.com/kvshare/kvshare/rowbatch => ../rowbatch
+
+replace github.com/kvshare/kvshare/storeconfig => ../storeconfig
+
+replace github.com/kvshare/kvshare/memdrv => ../memdrv
+
+replace github.com/kvshare/kvshare/patience => ../patience
+
+replace github.com/kvshare/kvshare/hostmem => ../hostmem
+
+replace github.com/kvshare/kvshare/scheduler => ../scheduler
+
+replace github.com/kvshare/kvshare/conformance => ../conformance
