@@ -1,0 +1,291 @@
+package nodeclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"slices"
+	"sync"
+	"syscall"
+
+	"github.com/kvshare/kvshare/nodewire"
+)
+
+// encoded is a message whose body was encoded by the goroutine that
+// sent it: the writer only copies bytes, and the caller's slices (a
+// view's names) are not read after the call returns.
+type encoded struct {
+	t    nodewire.Type
+	body []byte
+}
+
+func encode(m nodewire.Message) *encoded {
+	if e, ok := m.(*encoded); ok {
+		return e
+	}
+	return &encoded{t: m.Type(), body: m.AppendBody(nil)}
+}
+
+func (e *encoded) Type() nodewire.Type          { return e.t }
+func (e *encoded) AppendBody(dst []byte) []byte { return append(dst, e.body...) }
+
+// frame is one frame the writer sends. written, if set, is told once,
+// as the writer starts on it (true: from then on some of it, the fd
+// included, may reach the node) or drops it unsent (false). flushed, if
+// set, is closed once the frame was written whole.
+type frame struct {
+	id      uint64
+	m       nodewire.Message
+	fd      int
+	written func(tried bool)
+	flushed chan struct{}
+}
+
+// outbox is the writer's queue: posting never blocks, so that Cancel and
+// the reader's own requests never wait on a node that is slow to read.
+type outbox struct {
+	mu      sync.Mutex
+	q       []frame
+	stopped bool
+	wake    chan struct{} // one token: the queue may be non-empty or stopped
+}
+
+func newOutbox() *outbox { return &outbox{wake: make(chan struct{}, 1)} }
+
+// post queues f; after stop, f is dropped unsent at once.
+func (o *outbox) post(f frame) {
+	o.mu.Lock()
+	if o.stopped {
+		o.mu.Unlock()
+		if f.written != nil {
+			f.written(false)
+		}
+		return
+	}
+	o.q = append(o.q, f)
+	o.mu.Unlock()
+	o.signal()
+}
+
+func (o *outbox) signal() {
+	select {
+	case o.wake <- struct{}{}:
+	default:
+	}
+}
+
+// stop drops what is queued, unsent, and every later post.
+func (o *outbox) stop() {
+	o.mu.Lock()
+	q := o.q
+	o.q, o.stopped = nil, true
+	o.mu.Unlock()
+	for _, f := range q {
+		if f.written != nil {
+			f.written(false)
+		}
+	}
+	o.signal()
+}
+
+// next waits for the next frame; false once stopped.
+func (o *outbox) next() (frame, bool) {
+	for {
+		o.mu.Lock()
+		if o.stopped {
+			o.mu.Unlock()
+			return frame{}, false
+		}
+		if len(o.q) > 0 {
+			f := o.q[0]
+			o.q = slices.Delete(o.q, 0, 1)
+			o.mu.Unlock()
+			return f, true
+		}
+		o.mu.Unlock()
+		<-o.wake
+	}
+}
+
+// write sends the outbox's frames in order until it stops or a write
+// fails (which ends the connection: a frame may be half sent).
+func (c *Client) write() {
+	for {
+		f, ok := c.out.next()
+		if !ok {
+			return
+		}
+		if f.written != nil {
+			f.written(true)
+		}
+		err := c.conn.WriteFrame(f.id, f.m, f.fd)
+		if err == nil && f.flushed != nil {
+			close(f.flushed)
+		}
+		if err != nil {
+			c.shut(fmt.Errorf("%w: writing a %v: %w", ErrClosed, f.m.Type(), err))
+			return
+		}
+	}
+}
+
+// read reads the node's frames and hands each to its request until the
+// connection ends; then it tells every request still pending (forcing
+// the outcome of every attempt not known), and only then closes done.
+func (c *Client) read() {
+	err := c.readLoop()
+	c.mu.Lock()
+	if c.err == nil {
+		c.err = err
+	}
+	if g := c.goodbye; g != nil && !errors.Is(c.err, g.Code.Err()) {
+		c.err = fmt.Errorf("%w (the node said goodbye: %w: %q; it holds %d bytes of %d lends of this engine)",
+			c.err, g.Code.Err(), g.Reason, g.HeldBytes, g.HeldLends)
+	}
+	err = c.err
+	pending := c.pending
+	c.pending = nil // no request is taken from now on
+	c.mu.Unlock()
+	_ = c.conn.Close()
+	c.out.stop()
+	for _, r := range pending {
+		r.lost(err)
+	}
+	close(c.done)
+}
+
+// readLoop returns why reading ended, wrapping ErrClosed.
+func (c *Client) readLoop() error {
+	for {
+		h, m, fd, err := c.conn.ReadFrame(c.maxRead)
+		if fd >= 0 {
+			_ = syscall.Close(fd) // never sent by a node: ReadFrame already refused the frame
+		}
+		switch {
+		case errors.Is(err, io.EOF):
+			return fmt.Errorf("%w: the node closed the connection", ErrClosed)
+		case errors.Is(err, net.ErrClosed):
+			return fmt.Errorf("%w: the connection was closed", ErrClosed)
+		case err != nil:
+			return fmt.Errorf("%w: reading from the node: %w", ErrClosed, err)
+		}
+		if g, ok := m.(*nodewire.NodeGoodbye); ok {
+			c.mu.Lock()
+			c.goodbye = g
+			c.mu.Unlock()
+			continue // the node closes next
+		}
+		if !h.Type.FromNode() {
+			return fmt.Errorf("%w: %w: the node sent a %v, a frame only an engine sends", ErrClosed, nodewire.ErrProtocol, h.Type)
+		}
+		c.mu.Lock()
+		r, ok := c.pending[h.Request]
+		c.mu.Unlock()
+		if !ok {
+			return fmt.Errorf("%w: %w: a %v for request %d, which awaits no reply", ErrClosed, nodewire.ErrProtocol, h.Type, h.Request)
+		}
+		final, err := r.deliver(m)
+		if err != nil {
+			return fmt.Errorf("%w: %w: request %d: %w", ErrClosed, nodewire.ErrProtocol, h.Request, err)
+		}
+		if final {
+			c.mu.Lock()
+			delete(c.pending, h.Request)
+			c.mu.Unlock()
+		}
+	}
+}
+
+// call is a request answered by one frame: one of want, or Refused.
+// Its waiter may give up (its context ended); a reply that comes after
+// goes to orphan, which then owns what the request did.
+type call struct {
+	c      *Client
+	want   []nodewire.Type
+	reply  chan nodewire.Message // one reply, or nil when the connection ended first
+	orphan func(m nodewire.Message, lostErr error)
+
+	mu        sync.Mutex
+	abandoned bool
+	answered  bool
+}
+
+func (k *call) deliver(m nodewire.Message) (bool, error) {
+	if t := m.Type(); t != nodewire.TypeRefused && !slices.Contains(k.want, t) {
+		return true, fmt.Errorf("a %v answers a request that wants %v", t, k.want)
+	}
+	k.mu.Lock()
+	k.answered = true
+	abandoned := k.abandoned
+	k.mu.Unlock()
+	if abandoned {
+		if k.orphan != nil {
+			k.orphan(m, nil)
+		}
+		return true, nil
+	}
+	k.reply <- m
+	return true, nil
+}
+
+func (k *call) lost(err error) {
+	k.mu.Lock()
+	k.answered = true
+	abandoned := k.abandoned
+	k.mu.Unlock()
+	if abandoned {
+		if k.orphan != nil {
+			k.orphan(nil, err)
+		}
+		return
+	}
+	k.reply <- nil
+}
+
+// call sends m (with fd, for a lend) and waits within ctx for its reply:
+// one of want, or the node's refusal as a *nodewire.RefusedError. If ctx
+// ends first, a reply that comes later goes to orphan (nil: dropped);
+// written, if set, is told whether m was sent.
+func (c *Client) call(ctx context.Context, m nodewire.Message, fd int, orphan func(nodewire.Message, error), want ...nodewire.Type) (nodewire.Message, error) {
+	return c.callWritten(ctx, m, fd, orphan, nil, want...)
+}
+
+func (c *Client) callWritten(ctx context.Context, m nodewire.Message, fd int, orphan func(nodewire.Message, error), written func(bool), want ...nodewire.Type) (nodewire.Message, error) {
+	k := &call{c: c, want: want, reply: make(chan nodewire.Message, 1), orphan: orphan}
+	id, err := c.request(k)
+	if err != nil {
+		if written != nil {
+			written(false)
+		}
+		return nil, err
+	}
+	c.send(id, m, fd, written)
+	select {
+	case r := <-k.reply:
+		return c.answer(r)
+	case <-ctx.Done():
+	}
+	k.mu.Lock()
+	if !k.answered {
+		k.abandoned = true
+		k.mu.Unlock()
+		return nil, fmt.Errorf("kvshare/nodeclient: %v: no answer: %w", m.Type(), ctx.Err())
+	}
+	k.mu.Unlock()
+	return c.answer(<-k.reply) // answered as ctx ended: the answer wins
+}
+
+// answer turns a call's reply into its result.
+func (c *Client) answer(r nodewire.Message) (nodewire.Message, error) {
+	if r == nil { // the connection ended
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return nil, c.err
+	}
+	if ref, ok := r.(*nodewire.Refused); ok {
+		return nil, ref.Err()
+	}
+	return r, nil
+}
