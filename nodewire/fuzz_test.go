@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"errors"
+	"io"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -108,4 +109,50 @@ func requireFrameError(t *testing.T, err error) {
 	require.NotEmpty(t, fe.Field, "%v", err)
 	require.ErrorIs(t, err, fe.Code.Err())
 	require.Equal(t, fe.Code, CodeOf(err))
+}
+
+// FuzzReadFrame: a Conn fed any bytes reads frames that re-encode to
+// exactly the bytes they came from, until a clean io.EOF at a frame's
+// end or a *FrameError; never a panic, never a frame out of thin air.
+func FuzzReadFrame(f *testing.F) {
+	seedFrames(f)
+	two := frameOfF(f, 1, &Stats{})
+	f.Add(append(two, frameOfF(f, 2, &Return{Lend: 1})...))
+	f.Fuzz(func(t *testing.T, stream []byte) {
+		a, b := socketPair(t)
+		written := make(chan error, 1)
+		go func() {
+			_, err := a.Write(stream)
+			if err == nil {
+				err = a.CloseWrite()
+			}
+			written <- err
+		}()
+		r := NewConn(b)
+		off := 0
+		for {
+			h, m, fd, err := r.ReadFrame(1 << 16)
+			require.Equal(t, -1, fd)
+			if errors.Is(err, io.EOF) {
+				require.Equal(t, len(stream), off, "EOF only at a frame's end")
+				break
+			}
+			if err != nil {
+				requireFrameError(t, err)
+				break
+			}
+			again, err := AppendFrame(nil, h.Request, m)
+			require.NoError(t, err)
+			require.Equal(t, stream[off:off+len(again)], again)
+			off += len(again)
+		}
+		require.NoError(t, b.Close()) // a writer blocked on a full socket returns
+		<-written
+	})
+}
+
+func frameOfF(f *testing.F, request uint64, m Message) []byte {
+	b, err := AppendFrame(nil, request, m)
+	require.NoError(f, err)
+	return b
 }
