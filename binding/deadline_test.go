@@ -59,6 +59,7 @@ func TestDeadlineForcesTheOutcomeWhileARowIsHeld(t *testing.T) {
 		require.ErrorIs(t, out.Fault, ErrOutcomeForced)
 		assert.Equal(t, []contract.RowStatus{contract.Ready, contract.Pending, contract.Ready}, out.Rows)
 		assert.Equal(t, []bool{true, false, true}, out.Delivered)
+		synctest.Wait() // Wake runs after the outcome is published, outside the lock
 		assert.EqualValues(t, 1, wakes.Load(), "woken for the forced outcome")
 
 		synctest.Wait()
@@ -71,6 +72,7 @@ func TestDeadlineForcesTheOutcomeWhileARowIsHeld(t *testing.T) {
 
 		gate.Release()
 		<-a.Done()
+		synctest.Wait() // Wake runs after Done is closed, outside the lock
 		assert.True(t, a.Quiesced())
 		again, _ := a.Outcome()
 		assert.Equal(t, out.Rows, again.Rows, "a forced outcome never changes")
@@ -236,12 +238,14 @@ func TestDeadlineThatNeverPassesChangesNothing(t *testing.T) {
 		plain, err := b.Fetch(rowsView(3), nil)
 		require.NoError(t, err)
 		<-plain.Done()
+		synctest.Wait() // Wake runs after Done is closed, outside the lock
 		want, _ := plain.Outcome()
 		wakesPlain := wakes.Load()
 
 		by, err := b.FetchBy(rowsView(3), nil, time.Now().Add(time.Hour))
 		require.NoError(t, err)
 		<-by.Done()
+		synctest.Wait()
 		got, _ := by.Outcome()
 		assert.Equal(t, want, got)
 		assert.Equal(t, []contract.RowStatus{contract.Miss, contract.Ready, contract.Miss}, got.Rows)
