@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"time"
 
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/keys"
+	"github.com/kvshare/kvshare/nodewire"
 	"github.com/kvshare/kvshare/storeconfig"
 )
 
@@ -140,6 +142,7 @@ func (cfg Config) withDefaults() (Config, keys.Stem, error) {
 	return cfg, stem, nil
 }
 
-// minFrame is the least MaxFrame a node takes: room for a hello with
-// the longest engine name and a lend, and a lookup of a few names.
-const minFrame = 4096
+// minFrame is the least MaxFrame a node takes: room for the largest
+// hello (the longest engine name and a scope of 65,535 bytes), which an
+// engine sends before it learns the node's limit.
+const minFrame = 2 + 2 + nodewire.MaxEngineName + 2 + math.MaxUint16

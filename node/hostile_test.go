@@ -21,7 +21,7 @@ func hostileLimits(c *Config) {
 	c.MaxRows = 64
 	c.MaxLendBytes = 1 << 20
 	c.MaxRegions = 4
-	c.MaxFrame = 64 << 10
+	c.MaxFrame = 128 << 10
 	c.OutQueue = 8
 }
 
@@ -144,7 +144,7 @@ func TestHostileEngines(t *testing.T) {
 		}, counted{refused: nodewire.CodeProtocol}},
 		{"oversize frame", func(t *testing.T, f *fixture) {
 			e := f.helloed()
-			h := nodewire.Header{Len: 64<<10 + 1, Type: nodewire.TypeStats, Request: 3}
+			h := nodewire.Header{Len: 128<<10 + 1, Type: nodewire.TypeStats, Request: 3}
 			e.raw(h.Append(nil))
 			e.expectGoodbye(nodewire.CodeLimitExceeded)
 		}, counted{ended: nodewire.CodeLimitExceeded}},

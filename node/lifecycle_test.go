@@ -230,3 +230,39 @@ func TestPeerNotAllowed(t *testing.T) {
 	require.Zero(t, s.Engines)
 	require.Zero(t, s.Attached)
 }
+
+// TestReclaimHeldForGood: a fetch the store gave up on (access
+// unprovable) never quiesces; its engine's lend, left at the session's
+// end, is kept for good — until Reclaim recycles the store's client
+// through the lend's view, which unmaps it.
+func TestReclaimHeldForGood(t *testing.T) {
+	f := newFixture(t, giveUpAtOnce)
+	pub, _ := f.attach("publisher")
+	pid, _ := pub.lend(256, 1, 1)
+	stray := names("stray", 1)
+	require.Empty(t, pub.settle(pub.transfer(contract.PutDir, pid, 0, []uint32{0}, stray)).Fault)
+
+	e, _ := f.attach("unlucky")
+	id, mem := e.lend(256, 1, 1)
+	f.drv.UnprovableGets(f.key(stray[0]))
+	req := e.transfer(contract.GetDir, id, 0, []uint32{0}, stray)
+	out := expect[*nodewire.Outcome](e, req)
+	require.Equal(t, []contract.RowStatus{contract.Fault}, out.Rows)
+	require.Equal(t, nodewire.CodeStore, out.FaultCode)
+	require.NoError(t, e.c.Close())
+	s := f.waitNode("the lend kept", func(s Stats) bool { return s.HeldLends == 1 && s.Engines == 1 })
+	require.EqualValues(t, nodewire.PageSize, s.HeldBytes)
+	require.Equal(t, 2, mem.mappings(t))
+
+	f.roundTrip("beside-the-stray")
+
+	ctx, cancel := patience.For(t).Context(context.Background())
+	defer cancel()
+	got, err := f.node.Reclaim(ctx)
+	require.NoError(t, err)
+	require.EqualValues(t, 256, got, "the stray fetch's slot")
+	s = f.waitNode("the reclaimed lend unmapped", func(s Stats) bool { return s.HeldLends == 0 && s.LentBytes == int64(nodewire.PageSize) })
+	require.EqualValues(t, 1, s.Reclaims)
+	require.EqualValues(t, 256, s.BytesReclaimed)
+	require.Equal(t, 1, mem.mappings(t))
+}

@@ -91,6 +91,12 @@ func (n *Node) attach(c *net.UnixConn) {
 		_ = wire.Close()
 		return
 	}
+	n.newEngine(c, wire, p).serve()
+}
+
+// newEngine makes the session of an accepted connection, counted among
+// the node's engines.
+func (n *Node) newEngine(c *net.UnixConn, wire *nodewire.Conn, p peer) *engine {
 	ctx, cancel := context.WithCancel(context.Background())
 	e := &engine{
 		n:         n,
@@ -113,12 +119,20 @@ func (n *Node) attach(c *net.UnixConn) {
 	if shutting {
 		e.stop(nodewire.CodeShuttingDown, "the node is shutting down")
 	}
-	e.serve()
+	return e
 }
 
 // serve runs the session: the writer, then the requests in order until
 // the connection ends or the node stops it, then the end.
 func (e *engine) serve() {
+	written := e.startWriter()
+	code, why := e.read()
+	e.end(code, why, written)
+}
+
+// startWriter starts the goroutine that writes the outbox; the channel
+// closes when it is done.
+func (e *engine) startWriter() <-chan struct{} {
 	written := make(chan struct{})
 	go func() {
 		defer close(written)
@@ -126,8 +140,7 @@ func (e *engine) serve() {
 			e.log.Debug("kvshare/node: write failed", "err", err)
 		}
 	}()
-	code, why := e.read()
-	e.end(code, why, written)
+	return written
 }
 
 // write writes one frame of the outbox.
