@@ -55,13 +55,15 @@ require (
 	github.com/ebitengine/purego v0.11.3 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/kvshare/kvshare/gpuroundtrip v0.3.0
+	github.com/kvshare/kvshare/node v0.3.0
+	github.com/kvshare/kvshare/nodewire v0.3.0
 	github.com/kvshare/kvshare/rowbatch v0.3.0 // indirect
 	github.com/kvshare/kvshare/scheduler v0.3.0
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/image v0.30.0 // indirect
-	golang.org/x/sys v0.48.0 // indirect
+	golang.org/x/sys v0.48.0
 	golang.org/x/term v0.44.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
 )
@@ -89,3 +91,9 @@ replace github.com/kvshare/kvshare/hostmem => ../hostmem
 replace github.com/kvshare/kvshare/loopback => ../loopback
 
 replace github.com/kvshare/kvshare/patience => ../patience
+
+replace github.com/kvshare/kvshare/node => ../node
+
+replace github.com/kvshare/kvshare/nodewire => ../nodewire
+
+replace github.com/kvshare/kvshare/nodeclient => ../nodeclient

@@ -4,6 +4,7 @@
 //	kvshare doctor --store store.toml  check a store file and the Mooncake pool, Redis server or Redis Cluster it names
 //	kvshare bench [flags]              the benchmark: kvshare against floors measured in the same run
 //	kvshare soak [flags]               random traffic for a while, every promise checked
+//	kvshare node [flags]               serve the node: engines in other processes attach over a Unix socket
 //
 // Run `kvshare <command> -h` for a command's flags.
 package main
@@ -38,6 +39,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return benchCmd(ctx, args[1:], stdout, stderr)
 	case "soak":
 		return soakCmd(ctx, args[1:], stdout, stderr)
+	case "node":
+		return nodeCmd(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		usage(stdout)
 		return 0
@@ -61,6 +64,9 @@ commands:
   soak        random publishes, fetches, cancels and rebinds on four backends
               over one store for ten minutes (--short: one), every fetched
               byte and every promise at shutdown checked
+  node        serve the kvshare node until SIGINT or SIGTERM: engines in other
+              processes attach over a Unix socket (--socket), lend memory and
+              move rows through the embedded store (--capacity) or a store file
 
 the store (roundtrip, bench, soak; doctor takes --store or --redis-server):
   (none)                     the embedded in-memory store
