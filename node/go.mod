@@ -8,6 +8,7 @@ require (
 	github.com/kvshare/kvshare/contract v0.3.0
 	github.com/kvshare/kvshare/keys v0.3.0
 	github.com/kvshare/kvshare/memdrv v0.3.0
+	github.com/kvshare/kvshare/nodeclient v0.3.0
 	github.com/kvshare/kvshare/nodewire v0.3.0
 	github.com/kvshare/kvshare/patience v0.3.0
 	github.com/kvshare/kvshare/rowbatch v0.3.0
@@ -42,3 +43,5 @@ replace github.com/kvshare/kvshare/hostmem => ../hostmem
 replace github.com/kvshare/kvshare/scheduler => ../scheduler
 
 replace github.com/kvshare/kvshare/conformance => ../conformance
+
+replace github.com/kvshare/kvshare/nodeclient => ../nodeclient
