@@ -64,6 +64,9 @@ func TestLendSharesASealedMemfd(t *testing.T) {
 	lends, lent := c.Lent()
 	assert.Equal(t, 1, lends)
 	assert.Equal(t, size, lent)
+	st, err := c.Stats(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, uint64(1), st.Lends, "the node's counters, as the stand-in counts them")
 
 	fl := n.lastLend()
 	ino := fl.inode
