@@ -28,9 +28,10 @@
 //     hands, the node keeps the lend mapped and counted, and unmaps it
 //     the moment access ends; a call the store gave up on waits for
 //     [Node.Reclaim], which the node never runs on its own.
-//   - No engine's input stops the node: a frame it cannot read ends that session
-//     with a goodbye naming the code and the field; a request it will
-//     not serve is refused with the code and the field; both are counted.
+//   - No engine's input stops the node: a frame it cannot read ends that
+//     session with a goodbye naming the code and the field; a request it
+//     will not serve is refused with the code and the field; both are
+//     counted.
 //   - One engine cannot starve the others of the node: its attempts and
 //     lookups in flight, rows, frame size, lent bytes and queue of
 //     unread replies are bounded, and one that stops reading is

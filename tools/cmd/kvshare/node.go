@@ -35,7 +35,7 @@ func nodeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	socket := fs.String("socket", defaultSocket(), "path of the node's Unix socket (default $XDG_RUNTIME_DIR/kvshare/node.sock when that is set)")
 	mode := fs.String("mode", "0600", "file mode of the socket, in octal: who may connect at all")
 	allow := fs.String("allow-uid", "", "user ids whose engines may attach, comma-separated (default: this process's own)")
-	capacity := fs.String("capacity", "1GiB", "bytes the embedded store takes up front (ignored with --store)")
+	capacity := fs.String("capacity", "1GiB", "bytes the embedded store takes up front (not with --store: a [memory] section sizes its own)")
 	store := fs.String("store", "", "store file (TOML: [blob] and [memory], [mooncake] or [redis]): serve the store it names instead of the default embedded store")
 	workers := fs.Int("workers", 8, "worker goroutines of the embedded store's driver (a row held inside the store keeps one)")
 	maxLend := fs.String("max-lend-bytes", "", "bytes one engine may lend, all its lends together (default 64GiB)")
