@@ -3,6 +3,7 @@ package node
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"testing"
 
@@ -330,10 +331,14 @@ func TestHostileEngines(t *testing.T) {
 			e.settle(first)
 		}, counted{refused: nodewire.CodeProtocol}},
 	}
-	for _, c := range cases {
+	// One engine stays attached through every case: its session must
+	// never notice the others.
+	steady, _ := f.attach("steady")
+	steadyLend, steadyMem := steady.lend(256, 2, 1)
+	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			before := f.node.Stats()
-			f.t = t
+			f.t, steady.t = t, t
 			c.run(t, f)
 			after := f.waitNode("the case's count", func(s Stats) bool {
 				return (c.count.refused == 0 || s.Refusals[c.count.refused] > before.Refusals[c.count.refused]) &&
@@ -346,6 +351,11 @@ func TestHostileEngines(t *testing.T) {
 				require.Equal(t, before.Ended[c.count.ended]+1, after.Ended[c.count.ended], "sessions ended with %v", c.count.ended)
 			}
 			f.roundTrip(c.name)
+			name := names(fmt.Sprintf("steady-%d", i), 1)
+			copy(steadyMem.slot(0, 0), name[0])
+			require.Empty(t, steady.settle(steady.transfer(contract.PutDir, steadyLend, 0, []uint32{0}, name)).Fault)
+			require.Empty(t, steady.settle(steady.transfer(contract.GetDir, steadyLend, 0, []uint32{1}, name)).Fault)
+			require.Equal(t, steadyMem.slot(0, 0), steadyMem.slot(0, 1))
 		})
 	}
 }

@@ -196,6 +196,7 @@ func TestShutdownSaysGoodbye(t *testing.T) {
 // engine's round trip runs.
 func TestSlowReaderDisconnected(t *testing.T) {
 	f := newFixture(t, func(c *Config) { c.OutQueue = 4 })
+	steady, _ := f.attach("steady")
 	e, _ := f.attach("deaf")
 	ask := frame(nodewire.TypeStats, 0, 1, nil)
 	var batch []byte
@@ -212,8 +213,11 @@ func TestSlowReaderDisconnected(t *testing.T) {
 		}
 	}
 	require.True(t, disconnected, "the node never stopped taking requests from an engine that reads nothing")
-	s := f.waitNode("the slow reader counted", func(s Stats) bool { return s.Ended[nodewire.CodeSlowReader] == 1 && s.Engines == 0 })
+	s := f.waitNode("the slow reader counted", func(s Stats) bool { return s.Ended[nodewire.CodeSlowReader] == 1 && s.Engines == 1 })
 	require.Zero(t, s.Refused())
+	require.EqualValues(t, 1, s.Engines, "the steady engine is still attached")
+	req := steady.send(&nodewire.Stats{})
+	expect[*nodewire.StatsReply](steady, req)
 	f.roundTrip("after-the-slow-reader")
 }
 
@@ -222,8 +226,7 @@ func TestSlowReaderDisconnected(t *testing.T) {
 // counted.
 func TestPeerNotAllowed(t *testing.T) {
 	f := newFixture(t, func(c *Config) { c.AllowUIDs = []uint32{uint32(os.Getuid() + 1)} })
-	e := f.dial()
-	e.send(&nodewire.Hello{Version: nodewire.Version, Engine: "stranger"})
+	e := f.dial() // the node speaks first: it reads nothing of a peer it refuses
 	bye := e.expectGoodbye(nodewire.CodeNotAllowed)
 	require.Contains(t, bye.Reason, "peer.uid")
 	s := f.waitNode("the refused peer counted", func(s Stats) bool { return s.PeersRefused == 1 })
