@@ -220,25 +220,74 @@ func TestARegistrationThatMayBeLiveIsTheViews(t *testing.T) {
 	require.NoError(t, mem.Free())
 }
 
-// A shared driver that panics inside Put leaves the view unable to prove
-// its work ended: the panic reaches the caller (the binding contains
-// it), and the view never drains true or closes.
-func TestAPanicInTheSharedDriverBreaksTheView(t *testing.T) {
-	d := memdrv.New(memdrv.NewStore(), memdrv.Options{})
-	mem, err := memdrv.Alloc(64, 2, contract.Host)
-	require.NoError(t, err)
-	v := driverview.New(panicky{bare{d}})
-	_, err = v.Register(mem.Region)
-	require.NoError(t, err)
-	b := contract.RowBatch{Keys: keys, Rows: []contract.Row{{Name: []byte("p"), Spans: []contract.Span{mem.Region.Slot(0)}}}}
-	assert.Panics(t, func() { _, _ = v.Put(b, nil) })
-	assert.False(t, v.Drain(context.Background()))
-	assert.ErrorContains(t, v.Close(), "put panicked")
+// A shared driver that breaks the rules in a way that may leave work the
+// view cannot follow (a panic inside Put, an error from Put that does not
+// certify nothing escaped, a registration with neither a handle nor an
+// error) breaks the view: it never drains true or closes. A panic reaches
+// the caller, which the binding contains.
+func TestASharedDriverBreakingTheRulesBreaksTheView(t *testing.T) {
+	b := func(mem *memdrv.Memory) contract.RowBatch {
+		return contract.RowBatch{Keys: keys, Rows: []contract.Row{{Name: []byte("p"), Spans: []contract.Span{mem.Region.Slot(0)}}}}
+	}
+	for _, c := range []struct {
+		name   string
+		shared func(contract.Driver) contract.Driver
+		act    func(t *testing.T, v *driverview.View, mem *memdrv.Memory)
+		want   string
+	}{
+		{"put panics", func(d contract.Driver) contract.Driver { return panicky{bare{d}} },
+			func(t *testing.T, v *driverview.View, mem *memdrv.Memory) {
+				assert.Panics(t, func() { _, _ = v.Put(b(mem), nil) })
+			}, "put panicked"},
+		{"put errs without ErrDriverRejected", func(d contract.Driver) contract.Driver { return erring{bare{d}} },
+			func(t *testing.T, v *driverview.View, mem *memdrv.Memory) {
+				_, err := v.Put(b(mem), nil)
+				require.ErrorIs(t, err, errLostAnswer)
+			}, "does not wrap ErrDriverRejected"},
+		{"register returns no handle", func(d contract.Driver) contract.Driver { return handleless{bare{d}, new(atomic.Int32)} },
+			func(t *testing.T, v *driverview.View, mem *memdrv.Memory) {
+				h, err := v.Register(mem.Region)
+				require.NoError(t, err)
+				require.Zero(t, h)
+			}, "no handle and no error"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := memdrv.New(memdrv.NewStore(), memdrv.Options{})
+			mem, err := memdrv.Alloc(64, 2, contract.Host)
+			require.NoError(t, err)
+			v := driverview.New(c.shared(d))
+			reg, err := v.Register(mem.Region)
+			require.NoError(t, err)
+			if c.name == "register returns no handle" {
+				require.NoError(t, v.Unregister(reg))
+			}
+			c.act(t, v, mem)
+			assert.False(t, v.Drain(context.Background()))
+			assert.ErrorContains(t, v.Close(), c.want)
+		})
+	}
 }
 
 type panicky struct{ bare }
 
 func (panicky) Put(contract.RowBatch, func()) (contract.Operation, error) { panic("lost the store") }
+
+type erring struct{ bare }
+
+func (erring) Put(contract.RowBatch, func()) (contract.Operation, error) { return nil, errLostAnswer }
+
+// handleless answers its second registration with neither a handle nor an error.
+type handleless struct {
+	bare
+	calls *atomic.Int32
+}
+
+func (h handleless) Register(r contract.SlotRegion) (contract.Registration, error) {
+	if h.calls.Add(1) == 2 {
+		return 0, nil
+	}
+	return h.bare.Register(r)
+}
 
 // Views drained and closed one after another while others work, from
 // many goroutines (run with -race): every view drains true once its own

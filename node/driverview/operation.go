@@ -1,6 +1,7 @@
 package driverview
 
 import (
+	"errors"
 	"sync/atomic"
 
 	"github.com/kvshare/kvshare/contract"
@@ -165,6 +166,10 @@ func (v *View) admit(verb string, b contract.RowBatch, onChange func(), call fun
 		}
 	case err == nil:
 		v.breakLocked(verb + ": the shared driver returned no operation and no error")
+	case !errors.Is(err, contract.ErrDriverRejected):
+		// An error that does not certify nothing escaped: the call may
+		// run, and the view cannot follow it.
+		v.breakLocked(verb + ": the shared driver's error does not wrap ErrDriverRejected")
 	}
 	v.broadcastLocked()
 	v.mu.Unlock()

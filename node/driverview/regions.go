@@ -67,6 +67,9 @@ func (v *View) register(verb string, batch bool, rs []contract.SlotRegion, call 
 	}
 	v.mu.Lock()
 	v.registering--
+	if h == 0 && err == nil { // a registration that may be live, with no handle to revoke it by
+		v.breakLocked(verb + ": the shared driver returned no handle and no error")
+	}
 	if live != 0 {
 		v.regs[live] = &registration{regions: slices.Clone(rs), batch: batch, live: true}
 		v.reindexLocked()
