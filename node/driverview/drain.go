@@ -19,7 +19,11 @@ import (
 // reaches the caller after a Drain that answered true.
 //
 // It never calls the shared driver's Drain, and never waits for or
-// cancels another view's work. Calling it again answers anew.
+// cancels another view's work. Calling it again answers anew. Once the
+// shared driver broke the rules in a way that may leave work the view
+// cannot follow (a panic inside a call, an error from Put or Get that
+// does not wrap ErrDriverRejected, a registration with neither a handle
+// nor an error), Drain answers false for good and Close is refused.
 func (v *View) Drain(ctx context.Context) bool {
 	v.mu.Lock()
 	v.drained = true
