@@ -14,7 +14,8 @@ type Outcome struct {
 	Delivered []bool
 	// Rows is each row's final status. A row never handed to a driver is
 	// Cancelled; Pending appears only in an outcome forced before the
-	// row's verdict came (the backend's Shutdown), when Fault says so.
+	// row's verdict came (the backend's Shutdown, or the attempt's
+	// deadline), when Fault says so.
 	Rows []RowStatus
 	// Fault is what stopped the attempt, or nil.
 	Fault error

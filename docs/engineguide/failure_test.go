@@ -21,6 +21,8 @@ func fetchFault(o contract.Outcome) string {
 	switch {
 	case o.Fault == nil:
 		return "none: recompute from the resume bound"
+	case errors.Is(o.Fault, binding.ErrDeadline):
+		return "the deadline came first: only the rows marked delivered arrived; the slots wait for quiescence"
 	case errors.Is(o.Fault, binding.ErrOutcomeForced):
 		return "forced by Shutdown: only the rows marked delivered arrived"
 	case errors.Is(o.Fault, binding.ErrRowFault):
