@@ -116,7 +116,6 @@ func (l *lend) unmapped(m *mapping, err error) {
 		delete(n.kept, l)
 	}
 	be := l.be
-	n.broadcastLocked()
 	n.mu.Unlock()
 	e := l.e
 	e.mu.Lock()
@@ -130,6 +129,12 @@ func (l *lend) unmapped(m *mapping, err error) {
 			c.HeldBytes -= m.g.bytes
 		}
 	})
+	// Wake the waiters only once the counts say the lend is gone: one
+	// woken before would read the old counts and sleep on a channel
+	// nothing closes again.
+	n.mu.Lock()
+	n.broadcastLocked()
+	n.mu.Unlock()
 	if kept {
 		n.log.Info("kvshare/node: a kept lend ended: unmapped", "engine", e.String(), "lend", l.id, "bytes", m.g.bytes)
 		if be != nil {
