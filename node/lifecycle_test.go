@@ -66,9 +66,10 @@ func TestEngineGoneWithTransfersHeld(t *testing.T) {
 // outcome and answers Held (the lend kept, counted), and the lend is
 // unmapped once the store lets the row go, the attempt quiescing then.
 func TestReturn(t *testing.T) {
-	f := newFixture(t, giveUpAtOnce)
-	e, _ := f.attach("returner")
-
+	// The honest return waits as long as the node's default allows: it
+	// must answer Returned.
+	honest := newFixture(t, nil)
+	e, _ := honest.attach("returner")
 	id, mem := e.lend(1024, 4, 1)
 	req := e.send(&nodewire.Return{Lend: id})
 	expect[*nodewire.Returned](e, req)
@@ -76,6 +77,8 @@ func TestReturn(t *testing.T) {
 	again := e.send(&nodewire.Return{Lend: id})
 	e.expectRefused(again, nodewire.CodeUnknownLend, "return.lend")
 
+	f := newFixture(t, giveUpAtOnce)
+	e, _ = f.attach("returner")
 	id, mem = e.lend(1024, 4, 1)
 	held := names("returned", 1)
 	gate := f.store.HoldTransfers(memdrv.PutDir, f.key(held[0]))
