@@ -23,6 +23,7 @@ type File struct {
 	findings storeconfig.Findings
 	refused  map[string]bool // "section" or "section.key" already refused
 	memory   bool            // [memory] was decoded (Memory)
+	node     bool            // [node] was decoded (Node)
 }
 
 // Read reads and parses the store file at path; see [Parse].
@@ -53,7 +54,8 @@ func Parse(name string, data []byte, sections map[string][]string) *File {
 }
 
 func known(sections map[string][]string) map[string][]string {
-	k := map[string][]string{storeconfig.BlobSection: storeconfig.BlobKeys, storeconfig.MemorySection: storeconfig.MemoryKeys}
+	k := map[string][]string{storeconfig.BlobSection: storeconfig.BlobKeys, storeconfig.MemorySection: storeconfig.MemoryKeys,
+		storeconfig.NodeSection: storeconfig.NodeKeys}
 	for s, keys := range sections {
 		k[s] = keys
 	}
@@ -161,12 +163,15 @@ func quoted(ss []string) []string {
 }
 
 // Finish refuses every unknown section and key and every key spelled in
-// another case than a known one, checks a [memory] section no reader
-// decoded (every reader knows it), and returns all the file's refusals:
+// another case than a known one, checks a [memory] or [node] section no
+// reader decoded (every reader knows them), and returns all the file's refusals:
 // nil, one [*storeconfig.Error], or all of them joined.
 func (f *File) Finish() error {
 	if !f.memory && f.Has(storeconfig.MemorySection) {
 		f.Memory()
+	}
+	if !f.node && f.Has(storeconfig.NodeSection) {
+		f.Node()
 	}
 	if f.parsed {
 		for _, k := range f.md.Keys() {

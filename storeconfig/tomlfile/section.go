@@ -92,6 +92,29 @@ func (s *Section) Strings(key string) []string {
 	return out
 }
 
+// Ints returns the key's array of integers (nil when left out or
+// refused; empty, not nil, for an empty array).
+func (s *Section) Ints(key string) []int64 {
+	if !s.present(key, "Array", "an array of integers") {
+		return nil
+	}
+	var v []any
+	if err := s.f.md.PrimitiveDecode(s.keys[key], &v); err != nil {
+		s.Refuse(key, "wants an array of integers: %v", err)
+		return nil
+	}
+	out := make([]int64, len(v))
+	for i, e := range v {
+		n, ok := e.(int64)
+		if !ok {
+			s.Refuse(key, "wants an array of integers, item %d is %T (%v)", i, e, e)
+			return nil
+		}
+		out[i] = n
+	}
+	return out
+}
+
 // Int returns the key's integer.
 func (s *Section) Int(key string, def int64) int64 {
 	if !s.present(key, "Integer", "an integer") {
