@@ -34,6 +34,9 @@ require (
 	github.com/kvshare/kvshare/keys v0.3.0
 	github.com/kvshare/kvshare/memdrv v0.3.0
 	github.com/kvshare/kvshare/mooncakesdk v0.3.0
+	github.com/kvshare/kvshare/node v0.3.0
+	github.com/kvshare/kvshare/nodeclient v0.3.0
+	github.com/kvshare/kvshare/nodewire v0.3.0
 	github.com/kvshare/kvshare/rowbatch v0.3.0 // indirect
 	github.com/kvshare/kvshare/scheduler v0.3.0 // indirect
 )
@@ -63,3 +66,9 @@ replace github.com/kvshare/kvshare/hostmem => ../hostmem
 replace github.com/kvshare/kvshare/loopback => ../loopback
 
 replace github.com/kvshare/kvshare/patience => ../patience
+
+replace github.com/kvshare/kvshare/node => ../node
+
+replace github.com/kvshare/kvshare/nodewire => ../nodewire
+
+replace github.com/kvshare/kvshare/nodeclient => ../nodeclient

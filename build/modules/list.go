@@ -37,7 +37,7 @@ var Repo = List{Modules: []Module{
 	{Dir: "redisdrv", Imports: []string{"contract", "rowbatch", "scheduler", "storeconfig", "keys", "loopback", rueidis, toml, xsys}},
 	{Dir: "gpuroundtrip", Imports: []string{"contract", "keys", "rowbatch", "scheduler", "binding", "memdrv", "hostmem",
 		"storeconfig", "mooncakesdk", "mooncakedrv", "loopback", purego, toml, nvml, xsys}, Tags: "nvml"},
-	{Dir: "telemetry", Imports: []string{"contract", "binding", "mooncakedrv", "memdrv", "hostmem", "rowbatch", "scheduler", "mooncakesdk",
+	{Dir: "telemetry", Imports: []string{"contract", "binding", "mooncakedrv", "memdrv", "hostmem", "rowbatch", "scheduler", "mooncakesdk", "node", "nodewire",
 		"storeconfig", "keys", "loopback", purego, toml, otelMeter, otelAttr, xxhash, xsys}},
 	{Dir: "docs/engineguide"}, // the guide's code is all tests
 	{Dir: "tools", Imports: []string{"*"}},

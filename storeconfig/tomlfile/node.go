@@ -85,3 +85,17 @@ func (s *Section) Duration(key string) time.Duration {
 	}
 	return d
 }
+
+// SectionErr returns the refusals recorded so far of one section (and
+// those of the whole file: unreadable, not TOML), without Finish's
+// checks of the rest: for a reader that takes one shared section ahead
+// of the store's own parser, which checks the whole file.
+func (f *File) SectionErr(section string) error {
+	var mine storeconfig.Findings
+	for _, e := range f.findings {
+		if e.Section == section || e.Section == "" && e.Key == "" {
+			mine = append(mine, e)
+		}
+	}
+	return mine.Err()
+}

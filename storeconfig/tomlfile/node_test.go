@@ -134,3 +134,23 @@ func FuzzNode(f *testing.F) {
 		require.NoError(t, n.Validate(""), "accepted settings validate: %+v", n)
 	})
 }
+
+// SectionErr gives one section's refusals, and the file's own, not the
+// unknown sections Finish would refuse.
+func TestSectionErr(t *testing.T) {
+	f := tomlfile.Parse("store.toml", []byte("[node]\nmode = \"9\"\n[mooncake]\nmaster = 1\n"), nil)
+	f.Node()
+	err := f.SectionErr(storeconfig.NodeSection)
+	var e *storeconfig.Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, "mode", e.Key)
+	assert.NotContains(t, err.Error(), "mooncake")
+	assert.ErrorContains(t, f.Finish(), "[mooncake]: unknown section")
+
+	f = tomlfile.Parse("store.toml", []byte("[node\n"), nil)
+	f.Node()
+	assert.ErrorContains(t, f.SectionErr(storeconfig.NodeSection), "malformed TOML")
+	f = tomlfile.Parse("store.toml", []byte("[node]\nsocket = \"/run/x.sock\"\n[mooncake]\n"), nil)
+	f.Node()
+	assert.NoError(t, f.SectionErr(storeconfig.NodeSection))
+}

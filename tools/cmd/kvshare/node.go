@@ -10,15 +10,16 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/hostmem"
 	"github.com/kvshare/kvshare/memdrv"
 	"github.com/kvshare/kvshare/node"
+	"github.com/kvshare/kvshare/storeconfig"
 	"github.com/kvshare/kvshare/tools/internal/roundtrip"
 	"github.com/kvshare/kvshare/tools/internal/storefile"
 )
@@ -32,17 +33,11 @@ import (
 func nodeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("kvshare node", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	socket := fs.String("socket", defaultSocket(), "path of the node's Unix socket (default $XDG_RUNTIME_DIR/kvshare/node.sock when that is set)")
-	mode := fs.String("mode", "0600", "file mode of the socket, in octal: who may connect at all")
-	allow := fs.String("allow-uid", "", "user ids whose engines may attach, comma-separated (default: this process's own)")
+	nf := addNodeFlags(fs)
 	capacity := fs.String("capacity", "1GiB", "bytes the embedded store takes up front (not with --store: a [memory] section sizes its own)")
-	store := fs.String("store", "", "store file (TOML: [blob] and [memory], [mooncake] or [redis]): serve the store it names instead of the default embedded store")
+	store := fs.String("store", "", "store file (TOML: [blob] and [memory], [mooncake] or [redis], and optionally [node]): serve the store it names instead of the default embedded store, with its [node] settings (a flag given overrides its key)")
 	workers := fs.Int("workers", 8, "worker goroutines of the embedded store's driver (a row held inside the store keeps one)")
-	maxLend := fs.String("max-lend-bytes", "", "bytes one engine may lend, all its lends together (default 64GiB)")
-	maxAttempts := fs.Int("max-attempts", 0, "publishes, fetches and lookups one engine may have in flight (default 64)")
-	maxRows := fs.Int("max-rows", 0, "rows of one publish, fetch or lookup (default 8192)")
-	engineWait := fs.Duration("engine-wait", 0, "how long an engine's end, or a return, waits for access to its memory to end before the node keeps it (default 10s)")
-	shutdownWait := fs.Duration("shutdown-wait", time.Minute, "how long the shutdown waits for engines' memory to be given back")
+	metricsAddr := fs.String("metrics", "", "serve the node's metrics (engines, bytes lent, in flight, held, refused attaches; per engine by its name) in Prometheus text at http://ADDR/metrics while it runs (host:port; port 0 picks one)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -53,12 +48,20 @@ func nodeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kvshare node: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	cfg, line := nodeConfig(*socket, *mode, *allow, *maxLend)
+	var fileNode storeconfig.Node
+	if *store != "" {
+		n, err := storefile.Node(*store)
+		if err != nil {
+			fmt.Fprintln(stderr, "kvshare node:", err)
+			return 2
+		}
+		fileNode = n
+	}
+	cfg, shutdownWait, line := nf.config(fileNode)
 	if line != "" {
 		fmt.Fprintln(stderr, "kvshare node:", line)
 		return 2
 	}
-	cfg.MaxAttempts, cfg.MaxRows, cfg.EngineWait = *maxAttempts, *maxRows, *engineWait
 	if *store != "" && flagSet(fs, "capacity") {
 		fmt.Fprintln(stderr, "kvshare node: --capacity shapes the embedded store; a store file's [memory] section shapes its own")
 		return 2
@@ -93,13 +96,30 @@ func nodeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer os.Remove(cfg.Socket)
-	fmt.Fprintf(stdout, "kvshare node: serving %s at %s (mode %04o, uids %s)\n", served.about, cfg.Socket, cfg.Mode, uidList(cfg.AllowUIDs))
+	var endpoint *metricsEndpoint
+	if *metricsAddr != "" {
+		e, unregister, err := serveNodeMetrics(*metricsAddr, n, served, stderr)
+		if err != nil {
+			fmt.Fprintln(stderr, "kvshare node: --metrics:", err)
+			l.Close()
+			n.Shutdown(ctx)
+			served.close(ctx, stderr)
+			return 2
+		}
+		endpoint = e
+		defer endpoint.close()
+		defer unregister()
+	}
+	fmt.Fprintf(stdout, "kvshare node: serving %s at %s (mode %04o, uids %s)%s\n", served.about, cfg.Socket, cfg.Mode, uidList(cfg.AllowUIDs), fromFile(*store, fileNode))
+	if endpoint != nil {
+		fmt.Fprintf(stdout, "kvshare node: metrics at %s (Prometheus text, while the node runs)\n", endpoint.URL())
+	}
 
 	serveErr := n.Serve(ctx, l)
 	if ctx.Err() == nil && serveErr != nil {
 		fmt.Fprintln(stderr, "kvshare node:", serveErr)
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), *shutdownWait)
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownWait)
 	defer cancel()
 	held := n.Shutdown(sctx)
 	s := n.Stats()
@@ -184,37 +204,47 @@ func (s nodeStore) close(ctx context.Context, stderr io.Writer) bool {
 	return true
 }
 
-// nodeConfig reads the flags that shape the node's socket and limits;
-// line says what is wrong with them, or is "".
-func nodeConfig(socket, mode, allow, maxLend string) (node.Config, string) {
-	var cfg node.Config
-	if socket == "" {
-		return cfg, "--socket PATH is required (XDG_RUNTIME_DIR is not set to default it)"
+// serveNodeMetrics serves the node's figures at addr (node=kvshare), and
+// the embedded store's when it is the one served (store=embedded); the
+// function returned unregisters them, warning of a failure on stderr.
+func serveNodeMetrics(addr string, n *node.Node, served nodeStore, stderr io.Writer) (*metricsEndpoint, func(), error) {
+	e, err := serveMetrics(addr, io.Discard, stderr)
+	if err != nil {
+		return nil, nil, err
 	}
-	cfg.Socket = socket
-	m, err := strconv.ParseUint(mode, 8, 32)
-	if err != nil || m == 0 || m > 0o777 {
-		return cfg, fmt.Sprintf("--mode %q: want permission bits in octal, such as 0600 or 0660", mode)
-	}
-	cfg.Mode = os.FileMode(m)
-	for f := range strings.SplitSeq(allow, ",") {
-		if f = strings.TrimSpace(f); f == "" {
-			continue
+	var unregs []func() error
+	unregister := func() {
+		for _, u := range unregs {
+			if err := u(); err != nil {
+				e.warn(err)
+			}
 		}
-		uid, err := strconv.ParseUint(f, 10, 32)
+	}
+	u, err := e.ObserveNode("kvshare", n)
+	if err != nil {
+		e.close()
+		return nil, nil, err
+	}
+	unregs = append(unregs, u)
+	if m, ok := served.store.(*roundtrip.MemoryStore); ok {
+		u, err := e.ObserveStore("embedded", m.Store())
 		if err != nil {
-			return cfg, fmt.Sprintf("--allow-uid: %q is not a user id", f)
+			unregister()
+			e.close()
+			return nil, nil, err
 		}
-		cfg.AllowUIDs = append(cfg.AllowUIDs, uint32(uid))
+		unregs = append(unregs, u)
 	}
-	if maxLend != "" {
-		n, err := parseSize(maxLend)
-		if err != nil || n == 0 {
-			return cfg, fmt.Sprintf("--max-lend-bytes %q: want a size above 0, such as 16GiB", maxLend)
-		}
-		cfg.MaxLendBytes = n
+	return e, unregister, nil
+}
+
+// fromFile says, on the first line, where the node's settings came from
+// when the store file holds a [node] section.
+func fromFile(path string, n storeconfig.Node) string {
+	if path == "" || reflect.DeepEqual(n, storeconfig.Node{}) {
+		return ""
 	}
-	return cfg, ""
+	return "; [node] of " + path + ", flags over it"
 }
 
 // defaultSocket is $XDG_RUNTIME_DIR/kvshare/node.sock, or "".

@@ -22,6 +22,7 @@ import (
 	"github.com/kvshare/kvshare/telemetry"
 	"github.com/kvshare/kvshare/telemetry/memstore"
 	"github.com/kvshare/kvshare/telemetry/mooncake"
+	"github.com/kvshare/kvshare/telemetry/nodemetrics"
 )
 
 // Path is where an Endpoint serves the metrics.
@@ -100,6 +101,17 @@ func (e *Endpoint) Observe(lender string, b telemetry.Backend, d contract.Driver
 // lender over it shares. The function returned unregisters them.
 func (e *Endpoint) ObserveStore(name string, s memstore.Store) (unregister func() error, err error) {
 	reg, err := memstore.Observe(e.provider, s, attribute.String("store", name))
+	if err != nil {
+		return nil, err
+	}
+	return reg.Unregister, nil
+}
+
+// ObserveNode registers a node's figures, with node=<name> on every
+// point (each engine's also with engine=<the name it declared>). The
+// function returned unregisters them.
+func (e *Endpoint) ObserveNode(name string, n nodemetrics.Node) (unregister func() error, err error) {
+	reg, err := nodemetrics.Observe(e.provider, n, attribute.String("node", name))
 	if err != nil {
 		return nil, err
 	}

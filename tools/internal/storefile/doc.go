@@ -8,5 +8,7 @@
 // [Read] and [Parse] return the [Kind]. They refuse, with an error
 // wrapping [ErrKind] that names the file, a file that cannot be read, is
 // not TOML, or holds no store section or two: a store file is for one
-// store. They check nothing else; the store's parser does.
+// store. They check nothing else; the store's parser does. [Node] reads
+// the file's [node] section (how `kvshare node` serves the store), ahead
+// of the store's parser.
 package storefile

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kvshare/kvshare/storeconfig"
 )
 
 func TestKinds(t *testing.T) {
@@ -68,4 +70,24 @@ func TestRead(t *testing.T) {
 	require.ErrorIs(t, err, ErrKind)
 	assert.Contains(t, err.Error(), missing)
 	assert.Contains(t, err.Error(), "no such file")
+}
+
+func TestNode(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "store.toml")
+	require.NoError(t, os.WriteFile(path, []byte("[mooncake]\nmaster = \"x:1\"\n[node]\nsocket = \"/run/kvshare/node.sock\"\nallow_uids = [1000]\n"), 0o644))
+	n, err := Node(path)
+	require.NoError(t, err)
+	assert.Equal(t, "/run/kvshare/node.sock", n.Socket)
+	assert.Equal(t, []uint32{1000}, n.AllowUIDs)
+
+	require.NoError(t, os.WriteFile(path, []byte("[redis]\naddress = \"x:1\"\n[node]\nmax_attempts = -1\n"), 0o644))
+	_, err = Node(path)
+	var e *storeconfig.Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, path, e.File)
+	assert.Equal(t, "max_attempts", e.Key)
+
+	_, err = Node(filepath.Join(dir, "nosuch.toml"))
+	assert.ErrorIs(t, err, storeconfig.ErrConfig)
 }
