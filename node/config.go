@@ -27,6 +27,7 @@ const (
 	DefaultMaxRegions   = 1024     // regions of one lend
 	DefaultOutQueue     = 1024     // frames waiting for an engine to read them
 	DefaultEngineWait   = 10 * time.Second
+	DefaultReclaimWait  = 90 * time.Second // as binding's: a recycle waits for the rows inside the store
 	DefaultMode         = os.FileMode(0o600)
 )
 
@@ -72,6 +73,15 @@ type Config struct {
 	// wait for a lend's access to end before the node keeps the lend
 	// (mapped, counted) and goes on finishing it in the background.
 	EngineWait time.Duration
+	// ReclaimAbove starts a reclaim ([Node.Reclaim]) on its own once the
+	// bytes of the lends the node keeps (HeldBytes: lends an engine
+	// returned or left while access could not be proven ended) reach it,
+	// each try bounded by ReclaimWait; 0, the default, means never. A
+	// reclaim recycles the store client every engine shares, so the node
+	// disturbs its engines only for memory worth that.
+	ReclaimAbove int64
+	// ReclaimWait bounds each automatic reclaim.
+	ReclaimWait time.Duration
 	// Logger receives the node's log; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -101,6 +111,8 @@ func (cfg Config) withDefaults() (Config, keys.Stem, error) {
 		{"MaxRegions", cfg.MaxRegions < 0},
 		{"OutQueue", cfg.OutQueue < 0},
 		{"EngineWait", cfg.EngineWait < 0},
+		{"ReclaimAbove", cfg.ReclaimAbove < 0},
+		{"ReclaimWait", cfg.ReclaimWait < 0},
 	} {
 		if f.neg {
 			return cfg, keys.Stem{}, fmt.Errorf("%w: %s is negative", ErrConfig, f.name)
@@ -129,6 +141,9 @@ func (cfg Config) withDefaults() (Config, keys.Stem, error) {
 	}
 	if cfg.EngineWait == 0 {
 		cfg.EngineWait = DefaultEngineWait
+	}
+	if cfg.ReclaimWait == 0 {
+		cfg.ReclaimWait = DefaultReclaimWait
 	}
 	if cfg.Mode == 0 {
 		cfg.Mode = DefaultMode

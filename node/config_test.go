@@ -25,6 +25,8 @@ func TestConfigRefused(t *testing.T) {
 		{Config{Driver: drv, MaxLendBytes: -1}, "MaxLendBytes"},
 		{Config{Driver: drv, OutQueue: -1}, "OutQueue"},
 		{Config{Driver: drv, EngineWait: -1}, "EngineWait"},
+		{Config{Driver: drv, ReclaimAbove: -1}, "ReclaimAbove"},
+		{Config{Driver: drv, ReclaimWait: -1}, "ReclaimWait"},
 		{Config{Driver: drv, MaxFrame: 100}, "MaxFrame"},
 		{Config{Driver: drv, Mode: os.ModeSetuid | 0o600}, "Mode"},
 	} {

@@ -50,6 +50,9 @@ func (e *engine) lend(request uint64, m *nodewire.Lend, fd int) {
 	if r == nil {
 		r = inspectMemfd(fd, g)
 	}
+	if r == nil {
+		r = e.n.reclaimRefusal("lend")
+	}
 	if r != nil {
 		e.refuse(request, r)
 		return
@@ -163,6 +166,7 @@ func (n *Node) keep(l *lend) {
 	b := l.bytes()
 	l.e.count(func(c *Counts) { c.HeldLends++; c.HeldBytes += b })
 	n.log.Warn("kvshare/node: lend kept: access could not be proven ended", "engine", l.e.String(), "lend", l.id, "bytes", b)
+	n.autoReclaimAfterKeep()
 }
 
 // unbindLive revokes the registrations a failed Open may have left

@@ -49,6 +49,9 @@ func (e *engine) lookup(request uint64, m *nodewire.Lookup) {
 		r = checkLookupNames(m.Groups)
 	}
 	if r == nil {
+		r = e.n.reclaimRefusal("lookup")
+	}
+	if r == nil {
 		e.lookupsIn++
 		e.work.Add(1)
 	}

@@ -10,8 +10,10 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kvshare/kvshare/keys"
+	"github.com/kvshare/kvshare/node/driverview"
 	"github.com/kvshare/kvshare/nodewire"
 )
 
@@ -29,6 +31,12 @@ type Node struct {
 
 	tally tally // the node's counts, every engine's together
 
+	shared      *driverview.Shared // the driver every view shares, with the ledger of its recycles
+	reclaimTurn chan struct{}      // one Reclaim at a time
+	reclaimGate atomic.Bool        // a reclaim runs: new work is refused (reclaim_gate.go)
+	recycles    atomic.Uint64      // the store client's recycles the node started
+	gateClosed  func()             // tests: called once a reclaim closed its gate, before the recycle
+
 	mu                  sync.Mutex
 	listeners           map[*net.UnixListener]struct{}
 	engines             map[*engine]struct{}
@@ -37,6 +45,8 @@ type Node struct {
 	attached            int64              // sessions welcomed
 	refusedPeers        int64
 	reclaims, reclaimed int64
+	autoRunning         chan struct{} // the automatic reclaim runs: closed as it ends
+	autoMissed          bool          // a lend was kept while it ran
 	shutting            bool
 	serving             sync.WaitGroup // one per session goroutine
 	changed             chan struct{}  // closed and replaced when an engine ends or a kept lend is released
@@ -50,13 +60,15 @@ func New(cfg Config) (*Node, error) {
 		return nil, err
 	}
 	return &Node{
-		cfg:       cfg,
-		stem:      stem,
-		log:       cfg.Logger,
-		listeners: map[*net.UnixListener]struct{}{},
-		engines:   map[*engine]struct{}{},
-		kept:      map[*lend]struct{}{},
-		changed:   make(chan struct{}),
+		cfg:         cfg,
+		stem:        stem,
+		log:         cfg.Logger,
+		shared:      driverview.NewShared(cfg.Driver),
+		reclaimTurn: make(chan struct{}, 1),
+		listeners:   map[*net.UnixListener]struct{}{},
+		engines:     map[*engine]struct{}{},
+		kept:        map[*lend]struct{}{},
+		changed:     make(chan struct{}),
 	}, nil
 }
 
@@ -165,6 +177,13 @@ func (n *Node) Shutdown(ctx context.Context) []string {
 		n.mu.Unlock()
 		if len(held) == 0 {
 			n.serving.Wait() // every engine ended: only its goroutine's return is left
+			if auto := n.autoReclaiming(); auto != nil {
+				select { // its recycle may still be inside the driver
+				case <-auto:
+				case <-ctx.Done():
+					return []string{"the automatic reclaim: still running"}
+				}
+			}
 			return nil
 		}
 		select {

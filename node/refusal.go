@@ -11,9 +11,10 @@ import (
 // "publish.groups[2].slots[7]") and what was wrong with it. The engine
 // gets it as a refused frame; the connection goes on.
 type refusal struct {
-	code    nodewire.Code
-	field   string
-	message string
+	code       nodewire.Code
+	field      string
+	message    string
+	reclaiming bool // refused because a reclaim ran (counted apart)
 }
 
 func (r *refusal) Error() string {

@@ -220,6 +220,9 @@ func (e *engine) post(request uint64, m nodewire.Message) {
 // refuse answers request with r and counts it.
 func (e *engine) refuse(request uint64, r *refusal) {
 	e.count(refused(r.code))
+	if r.reclaiming {
+		e.count(func(c *Counts) { c.ReclaimRefused++ })
+	}
 	e.log.Debug("kvshare/node: request refused", "request", request, "code", r.code, "field", r.field, "why", r.message)
 	e.post(request, r.frame())
 }

@@ -30,6 +30,14 @@ type Counts struct {
 	// Ended counts, by the code of the goodbye, the sessions the node
 	// ended itself: protocol errors, slow readers, shutdown.
 	Ended map[nodewire.Code]int64
+	// What reclaims cost the engines (one recycle of the store client
+	// for all of them, see [Node.Reclaim]): ReclaimRefused counts the
+	// lends, publishes, fetches and lookups refused (code Busy, also in
+	// Refusals) because a reclaim ran; ReclaimDisturbed the publishes and
+	// fetches whose outcome was not yet known when a reclaim's recycle
+	// began (or that reached the store while it ran), and
+	// ReclaimCancelledRows their rows that ended Cancelled (also in Rows).
+	ReclaimRefused, ReclaimDisturbed, ReclaimCancelledRows int64
 }
 
 // Refused sums Refusals.
@@ -54,7 +62,8 @@ type Stats struct {
 	// PeersRefused: connections refused because the peer's uid is not
 	// on the allow-list.
 	PeersRefused int64
-	// Reclaims that ended every access, and the bytes they gave back.
+	// Reclaims whose one recycle of the store client ended every access,
+	// and the bytes of the unprovable calls they gave back.
 	Reclaims, BytesReclaimed int64
 	// PerEngine: each engine attached now, in the order it attached.
 	PerEngine []EngineStats

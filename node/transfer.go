@@ -3,6 +3,7 @@ package node
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/kvshare/kvshare/binding"
@@ -13,9 +14,10 @@ import (
 
 // transfer is a publish or fetch in flight: accepted, not yet quiesced.
 type transfer struct {
-	request uint64
-	l       *lend
-	att     contract.Attempt
+	request   uint64
+	l         *lend
+	att       contract.Attempt
+	disturbed atomic.Bool // a reclaim's recycle began before its outcome was known
 }
 
 // transfer takes a publish or fetch: checked against the lend and the
@@ -29,6 +31,7 @@ func (e *engine) transfer(request uint64, m *nodewire.Transfer) {
 	}
 	received := time.Now()
 	e.mu.Lock()
+	recycles := e.n.recycles.Load() // before the gate: see reclaim_gate.go
 	l, r := e.admitTransfer(request, op, m)
 	if r == nil {
 		l.inFlight++
@@ -68,6 +71,9 @@ func (e *engine) transfer(request uint64, m *nodewire.Transfer) {
 	}
 	t := &transfer{request: request, l: l, att: att}
 	e.mu.Lock()
+	if e.n.recycles.Load() != recycles {
+		t.disturbed.Store(true) // a reclaim began while it was on its way in
+	}
 	e.transfers[request] = t
 	e.work.Add(1)
 	e.mu.Unlock()
@@ -89,6 +95,9 @@ func (e *engine) admitTransfer(request uint64, op string, m *nodewire.Transfer) 
 		return nil, refuse(nodewire.CodeBusy, op+".lend", "lend %d is being returned", m.Lend)
 	case len(e.transfers)+e.lookupsIn >= e.n.cfg.MaxAttempts:
 		return nil, refuse(nodewire.CodeLimitExceeded, "attempts", "%d attempts and lookups in flight, the node's limit", len(e.transfers)+e.lookupsIn)
+	}
+	if r := e.n.reclaimRefusal(op); r != nil {
+		return nil, r
 	}
 	if _, used := e.transfers[request]; used {
 		return nil, refuse(nodewire.CodeProtocol, "header.request", "request id %d names an attempt in flight", request)
@@ -150,6 +159,9 @@ func (e *engine) watch(t *transfer) {
 		return
 	}
 	e.count(statusCounts(out.Rows))
+	if t.disturbed.Load() {
+		e.count(disturbedCounts(out.Rows))
+	}
 	e.post(t.request, outcomeFrame(out))
 	select {
 	case <-t.att.Done():

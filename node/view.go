@@ -3,13 +3,12 @@ package node
 import (
 	"github.com/kvshare/kvshare/binding"
 	"github.com/kvshare/kvshare/contract"
-	"github.com/kvshare/kvshare/node/driverview"
 )
 
 // newView is a view of its own over the node's shared driver, as a
 // driver (with the shared driver's optional interfaces): what a lend
 // binds through, and what an engine's lookups ask.
-func (n *Node) newView() contract.Driver { return driverview.New(n.cfg.Driver).Driver() }
+func (n *Node) newView() contract.Driver { return n.shared.View().Driver() }
 
 // backendConfig is the config of every lend's backend.
 func (n *Node) backendConfig() binding.Config {

@@ -160,6 +160,7 @@ func (v *View) admit(verb string, b contract.RowBatch, onChange func(), call fun
 		// Admitted (with an error beside it, the shared driver broke the
 		// rules, but the operation may run all the same): the view's.
 		o.op = op
+		v.lastAt, v.admittedAny = v.ledger.admitted(), true
 		v.ops[o] = struct{}{}
 		if len(v.ops) >= v.sweepAt {
 			sweep = v.sweepLocked()

@@ -11,6 +11,7 @@ import (
 // [contract.Driver]; [View.Driver] adds the optional interfaces the shared
 // driver has. Every method is safe for concurrent use.
 type View struct {
+	ledger   *Shared // the shared driver's, with the record of its recycles
 	shared   contract.Driver
 	caps     contract.Capabilities
 	looker   contract.Looker
@@ -18,11 +19,13 @@ type View struct {
 	recycler contract.Recycler
 	shaped   contract.Driver // the view with the shared driver's optional interfaces
 
-	mu      sync.Mutex
-	regs    map[contract.Registration]*registration // every handle issued through the view
-	index   *regionIndex                            // the regions of the live ones; replaced, never changed
-	ops     map[*operation]struct{}                 // admitted, their access end not yet announced
-	sweepAt int                                     // len(ops) at which admission sweeps ended ones out
+	mu          sync.Mutex
+	regs        map[contract.Registration]*registration // every handle issued through the view
+	index       *regionIndex                            // the regions of the live ones; replaced, never changed
+	ops         map[*operation]struct{}                 // admitted, their access end not yet announced
+	sweepAt     int                                     // len(ops) at which admission sweeps ended ones out
+	lastAt      uint64                                  // the ledger's recycles started when the latest operation was admitted
+	admittedAny bool                                    // the shared driver admitted an operation through the view
 
 	admitting   int // Put and Get calls inside the shared driver now
 	registering int // registrations inside the shared driver now
@@ -42,9 +45,15 @@ type View struct {
 var _ contract.Driver = (*View)(nil)
 
 // New returns a view over shared. The view issues no call to shared
-// until it is asked to; shared's Capabilities are read once, here.
-func New(shared contract.Driver) *View {
+// until it is asked to; shared's Capabilities are read once, here. It
+// shares no recycle ledger with other views: views over one driver that
+// should know each other's recycles come from one [Shared].
+func New(shared contract.Driver) *View { return NewShared(shared).View() }
+
+func newView(s *Shared) *View {
+	shared := s.drv
 	v := &View{
+		ledger:  s,
 		shared:  shared,
 		caps:    shared.Capabilities(),
 		regs:    make(map[contract.Registration]*registration),
@@ -55,7 +64,7 @@ func New(shared contract.Driver) *View {
 	}
 	v.looker, _ = shared.(contract.Looker)
 	v.together, _ = shared.(contract.RegionsTogether)
-	v.recycler, _ = shared.(contract.Recycler)
+	v.recycler = s.recycler
 	v.shaped = shape(v)
 	return v
 }

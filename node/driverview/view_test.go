@@ -36,9 +36,14 @@ type lend struct {
 
 func newLend(t *testing.T, shared contract.Driver, name string) *lend {
 	t.Helper()
+	return lendOn(t, driverview.New(shared), name)
+}
+
+// lendOn is a lend of 8 slots of 64 bytes registered through v.
+func lendOn(t *testing.T, v *driverview.View, name string) *lend {
+	t.Helper()
 	mem, err := memdrv.Alloc(64, 8, contract.Host)
 	require.NoError(t, err)
-	v := driverview.New(shared)
 	reg, err := v.Register(mem.Region)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = mem.Free() }) // refused, and kept, while a registration covers it
