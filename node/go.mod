@@ -8,6 +8,7 @@ require (
 	github.com/kvshare/kvshare/contract v0.3.0
 	github.com/kvshare/kvshare/keys v0.3.0
 	github.com/kvshare/kvshare/memdrv v0.3.0
+	github.com/kvshare/kvshare/mooncakedrv v0.3.0
 	github.com/kvshare/kvshare/nodeclient v0.3.0
 	github.com/kvshare/kvshare/nodewire v0.3.0
 	github.com/kvshare/kvshare/patience v0.3.0
@@ -18,7 +19,12 @@ require (
 )
 
 require (
+	github.com/BurntSushi/toml v1.6.0 // indirect
+	github.com/ebitengine/purego v0.11.3 // indirect
 	github.com/kvshare/kvshare/hostmem v0.3.0 // indirect
+	github.com/kvshare/kvshare/loopback v0.3.0 // indirect
+	github.com/kvshare/kvshare/mooncakesdk v0.3.0 // indirect
+	github.com/kvshare/kvshare/scheduler v0.3.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 )
 
@@ -45,3 +51,9 @@ replace github.com/kvshare/kvshare/scheduler => ../scheduler
 replace github.com/kvshare/kvshare/conformance => ../conformance
 
 replace github.com/kvshare/kvshare/nodeclient => ../nodeclient
+
+replace github.com/kvshare/kvshare/mooncakedrv => ../mooncakedrv
+
+replace github.com/kvshare/kvshare/mooncakesdk => ../mooncakesdk
+
+replace github.com/kvshare/kvshare/loopback => ../loopback
