@@ -56,6 +56,7 @@ require (
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/kvshare/kvshare/gpuroundtrip v0.3.0
 	github.com/kvshare/kvshare/node v0.3.0
+	github.com/kvshare/kvshare/nodeclient v0.3.0
 	github.com/kvshare/kvshare/nodewire v0.3.0
 	github.com/kvshare/kvshare/rowbatch v0.3.0 // indirect
 	github.com/kvshare/kvshare/scheduler v0.3.0

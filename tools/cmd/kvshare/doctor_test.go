@@ -17,6 +17,7 @@ func TestDoctorUsage(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"doctor"}, "--store is required"},
+		{[]string{"doctor"}, "or --node SOCKET"},
 		{[]string{"doctor", "--store", "a.toml", "extra"}, `unexpected argument "extra"`},
 		{[]string{"doctor", "--bogus"}, "bogus"},
 	} {

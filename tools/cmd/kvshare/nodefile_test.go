@@ -233,3 +233,26 @@ func scrapeNode(t *testing.T, url string) string {
 	require.NoError(t, err, "Prometheus text:\n%s", body)
 	return string(body)
 }
+
+// kvshare doctor --node checks a running kvshare node (every check
+// passes, exit 0); a socket with no node fails (exit 1), saying so.
+func TestDoctorNode(t *testing.T) {
+	socket := nodeSocket(t)
+	n := startNode(t, "--socket", socket, "--capacity", "1MiB", "--max-rows", "64")
+	require.Contains(t, n.line(), "kvshare node: serving")
+	var out, errs bytes.Buffer
+	require.Equal(t, 0, run([]string{"doctor", "--node", socket}, &out, &errs), "stdout: %s\nstderr: %s", out.String(), errs.String())
+	s := out.String()
+	assert.Contains(t, s, "kvshare doctor: the node at "+socket)
+	assert.Regexp(t, `(?m)^socket +ok +`+regexp.QuoteMeta(socket)+`: mode 0600, owner uid `, s)
+	assert.Regexp(t, `(?m)^attach +ok +welcomed as engine "kvshare-doctor"`, s)
+	assert.Regexp(t, fmt.Sprintf(`(?m)^welcome +ok +protocol version %d, node pid %d; .*64 rows per request`, nodewire.Version, os.Getpid()), s)
+	assert.Regexp(t, `(?m)^stats +ok +1 engines attached`, s)
+	assert.Regexp(t, `(?m)^lookup +ok +".*/node-probe": absent`, s)
+	assert.Contains(t, s, "doctor: every check passed for "+socket)
+	require.Equal(t, 0, n.end(), "stderr: %s", n.errs.String())
+
+	out.Reset()
+	require.Equal(t, 1, run([]string{"doctor", "--node", socket}, &out, &errs))
+	assert.Regexp(t, `(?m)^socket +FAIL +.*no such file: is the node running`, out.String())
+}

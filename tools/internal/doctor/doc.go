@@ -6,6 +6,8 @@
 // reports every one with a verdict and what it saw, so that a user sees
 // what to change, not only that something is wrong. A file that holds
 // no store section, or two (package storefile), fails the config alone.
+// [RunNode] checks a running node (--node SOCKET): socket, attach as a
+// lookup-only engine, welcome, counters, a lookup answered.
 //
 // [Run] takes [Options] and returns a [Report]: one [Finding] a check,
 // in the order they ran, each with a [Verdict] ([OK], [Warn], [Fail],
@@ -21,9 +23,7 @@
 // round trip through a backend: put, lookup ([CheckLookup]), get, the
 // key deleted. Over a Redis Cluster the slot map ([CheckSlotMap]), every
 // node ([CheckNodes]) and the cluster's state ([CheckClusterState]) are
-// checked too, and the server checks judge every node.
-//
-// It promises:
+// checked too, and the server checks judge every node. It promises:
 //
 //   - Every check is reported, passed, failed or skipped (saying why);
 //     the report fails when any check failed, never on a warning. The
@@ -55,6 +55,6 @@
 //   - It never panics on a bad store. Network waits are bounded by
 //     [Options.Wait]; the Mooncake probe's SDK calls have no deadline.
 //
-// What each check prints: the tools module's README.md; why: docs/design.md
-// ("The kvshare command (tools)", "What a Mooncake peer can do").
+// What each check prints: the tools module's README.md; why:
+// docs/design.md ("The kvshare command (tools)").
 package doctor
