@@ -163,7 +163,7 @@ func runEngine(socket, name string, in io.Reader, out io.Writer) error {
 			err = c.Close(wctx)
 			cancel()
 			if err == nil {
-				fmt.Fprintln(out, "engine: ok close")
+				fmt.Fprintf(out, "engine: ok close (%d attempts submitted, their slots never reused)\n", len(submitted))
 			}
 			return err
 		default:
