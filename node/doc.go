@@ -27,7 +27,9 @@
 //     leaves, or returns a lend, while a transfer is in the store's
 //     hands, the node keeps the lend mapped and counted, and unmaps it
 //     the moment access ends; a call the store gave up on waits for
-//     [Node.Reclaim], which the node never runs on its own.
+//     [Node.Reclaim]: one recycle of the store client for every engine
+//     (their new work refused Busy meanwhile), run on its own only past
+//     Config.ReclaimAbove.
 //   - No engine's input stops the node: a frame it cannot read ends that
 //     session with a goodbye naming the code and the field; a request it
 //     will not serve is refused with the code and the field; both are

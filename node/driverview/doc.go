@@ -24,7 +24,11 @@
 // Unprovable operations end, since the store client they ran on is torn
 // down. It is how the node wins back memory an engine's unprovable calls
 // hold (binding's Reclaim through that engine's view), at the price of
-// disturbing the calls other engines have in flight.
+// disturbing the calls other engines have in flight. Views made by one
+// [Shared] share its ledger of recycles: [Shared.Recycle] recycles the
+// client once for all of them, and a view's own Recycle afterwards
+// answers as that recycle did, without recycling again, while nothing was
+// admitted through the view since it started.
 //
 // The owner of the shared driver closes it, last, once every view over it
 // is closed. Why: docs/design.md (section "The node", "One store client,
