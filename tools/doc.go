@@ -6,14 +6,15 @@
 //     in-memory store, a Mooncake pool, a Redis server or a Redis
 //     Cluster, every byte checked;
 //   - doctor: checks a store file and the pool, server or cluster it
-//     names, one line a check;
+//     names, or a running node, one line a check;
 //   - bench: kvshare against floors measured in the same run, with plots;
 //   - soak: random traffic for a while, every promise checked;
-//   - metrics: the --metrics endpoint of roundtrip and bench, module
+//   - metrics: the --metrics endpoint of roundtrip, bench and node, module
 //     telemetry's instruments in Prometheus text;
 //   - runprefix: a key prefix per run, since neither a Mooncake put nor
 //     the Redis driver's SET NX overwrites;
-//   - storefile: which store a store file is for ([mooncake] or [redis]);
+//   - storefile: which store a store file is for ([mooncake], [redis] or
+//     [memory]), and its [node] section;
 //   - poolconfig and realpool: a loopback pool's store config, for the
 //     real-pool tests and the benchmark's own pool;
 //   - redisconfig: a loopback Redis server's or Redis Cluster's store

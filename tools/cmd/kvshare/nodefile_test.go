@@ -23,6 +23,7 @@ import (
 	"github.com/kvshare/kvshare/nodewire"
 	"github.com/kvshare/kvshare/patience"
 	"github.com/kvshare/kvshare/storeconfig"
+	"github.com/kvshare/kvshare/tools/internal/storefile"
 )
 
 // runningNode is `kvshare node` run in-process until stop.
@@ -255,4 +256,22 @@ func TestDoctorNode(t *testing.T) {
 	out.Reset()
 	require.Equal(t, 1, run([]string{"doctor", "--node", socket}, &out, &errs))
 	assert.Regexp(t, `(?m)^socket +FAIL +.*no such file: is the node running`, out.String())
+}
+
+// The store file shipped beside the systemd unit is one every reader
+// takes, and its socket is the one the unit's runtime directory fences.
+func TestShippedNodeFile(t *testing.T) {
+	const file = "../../../docs/systemd/node.toml"
+	kind, err := storefile.Read(file)
+	require.NoError(t, err)
+	assert.Equal(t, storefile.Memory, kind)
+	n, err := storefile.Node(file)
+	require.NoError(t, err)
+	assert.Equal(t, "/run/kvshare/node.sock", n.Socket)
+	assert.Equal(t, os.FileMode(0o660), n.Mode)
+	unit, err := os.ReadFile("../../../docs/systemd/kvshare-node.service")
+	require.NoError(t, err)
+	assert.Contains(t, string(unit), "RuntimeDirectory=kvshare\n")
+	assert.Contains(t, string(unit), "LimitMEMLOCK=")
+	assert.Contains(t, string(unit), "--store /etc/kvshare/node.toml")
 }
