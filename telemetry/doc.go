@@ -1,8 +1,9 @@
 // Package telemetry exports a kvshare backend's counters as
 // OpenTelemetry metrics, through the OpenTelemetry metric API only; its
 // subpackage mooncake does the same for a Mooncake driver's ledger and
-// rows, memstore for the embedded store's figures. No other kvshare
-// module imports it.
+// rows, memstore for the embedded store's figures, nodemetrics for a
+// kvshare node's (each engine labelled by its declared name). No other
+// kvshare module imports it.
 //
 // [Observe], given a metric.MeterProvider and a backend (anything with
 // Stats() contract.Stats, such as *binding.Backend), makes observable
