@@ -79,6 +79,7 @@ func (n *Node) Reclaim(ctx context.Context) (int64, error) {
 	n.mu.Lock()
 	n.reclaims++
 	n.reclaimed += bytes
+	n.broadcastLocked() // a waiter on the counts looks again
 	n.mu.Unlock()
 	n.log.Info("kvshare/node: reclaim: one recycle of the store client for every engine", "lends", len(lends), "calls", calls, "bytes", bytes, "recycle_took", took)
 	return bytes, errors.Join(errs...)
