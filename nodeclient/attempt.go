@@ -15,9 +15,11 @@ import (
 //
 // If the connection ends first, the node may still be moving the rows:
 // an outcome not yet known is forced (every row Pending, undelivered,
-// the fault wrapping [ErrClosed]), and the attempt never quiesces. Its
-// slots must not be reused, and the client keeps the lend's memory
-// mapped (Lend.Return can no longer be answered).
+// the fault a *[NodeLostError] wrapping [ErrClosed]), and the attempt
+// quiesces only once the node's process is proven to have exited
+// ([Client.WaitNodeExit]); without that proof it never does. Its slots
+// must not be reused before, and the client keeps the lend's memory
+// mapped.
 //
 // All methods are safe for concurrent use; only Wait blocks.
 type Attempt struct {
@@ -122,8 +124,15 @@ func (a *Attempt) quiesce() {
 
 // lost forces the outcome of an attempt whose connection ended before
 // its outcome came: every row Pending (the node may have moved any of
-// them), none delivered, the fault err. It never quiesces.
+// them), none delivered, the fault err (a *NodeLostError).
+//
+// It is cut off: it quiesces only once the node's process is proven to
+// have exited (Client.WaitNodeExit), since only then can nothing of the
+// node touch its slots.
 func (a *Attempt) lost(err error) {
+	a.c.mu.Lock()
+	a.c.cutOff = append(a.c.cutOff, a)
+	a.c.mu.Unlock()
 	a.know(contract.Outcome{
 		Delivered: make([]bool, a.rows),
 		Rows:      make([]contract.RowStatus, a.rows), // Pending

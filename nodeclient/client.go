@@ -7,6 +7,7 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/kvshare/kvshare/nodewire"
 )
@@ -28,6 +29,12 @@ type Options struct {
 	// because nobody waited for it, memory it keeps); nil means
 	// slog.Default().
 	Logger *slog.Logger
+	// ExitGrace is how long, when the connection ends without the node's
+	// goodbye, the client waits for the node's process to exit before
+	// forcing the outcomes still open, so that their faults can already
+	// say NodeExited; 0 means DefaultExitGrace, a negative value not at
+	// all. Proof that comes later is had from Client.WaitNodeExit.
+	ExitGrace time.Duration
 }
 
 // Client is an engine's session with a node: one Unix stream socket, one
@@ -49,6 +56,12 @@ type Client struct {
 	goodbye *nodewire.NodeGoodbye
 	closing bool
 	lent    map[*memory]int64 // every lend's memory still mapped, and its bytes
+
+	exitGrace time.Duration
+	watch     *watch     // the node's pidfd, set once welcomed (read under mu: see watcher)
+	exited    bool       // the node's exit is proven
+	cutOff    []*Attempt // attempts the end of the connection cut off, until the exit is proven
+	orphans   []*Lend    // lends cut off that no caller holds, freed once the exit is proven
 }
 
 // replyTo is what handles the replies of one request. deliver takes one
@@ -82,6 +95,12 @@ func Dial(ctx context.Context, socketPath string, o Options) (*Client, error) {
 		done:    make(chan struct{}),
 		pending: make(map[uint64]replyTo),
 		lent:    make(map[*memory]int64),
+
+		exitGrace: o.ExitGrace,
+		watch:     &watch{fd: -1, via: "no pidfd: the node did not welcome the client"},
+	}
+	if c.exitGrace == 0 {
+		c.exitGrace = DefaultExitGrace
 	}
 	if c.log == nil {
 		c.log = slog.Default()
@@ -103,6 +122,13 @@ func Dial(ctx context.Context, socketPath string, o Options) (*Client, error) {
 		return nil, fmt.Errorf("%w: the node at %s speaks version %d, the client %d", nodewire.ErrVersion, socketPath, w.Version, nodewire.Version)
 	}
 	c.welcome = *w
+	wt := watchPeer(raw.(*net.UnixConn), w.NodePID)
+	c.mu.Lock()
+	c.watch = wt
+	c.mu.Unlock()
+	if !wt.proves() {
+		c.log.Info("kvshare/nodeclient: the node's exit cannot be proven: memory lent to it is kept for good if the connection ends", "socket", socketPath, "why", wt.via)
+	}
 	return c, nil
 }
 

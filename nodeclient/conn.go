@@ -144,16 +144,40 @@ func (c *Client) read() {
 		c.err = fmt.Errorf("%w (the node said goodbye: %w: %q; it holds %d bytes of %d lends of this engine)",
 			c.err, g.Code.Err(), g.Reason, g.HeldBytes, g.HeldLends)
 	}
-	err = c.err
-	pending := c.pending
-	c.pending = nil // no request is taken from now on
+	// Only an end nobody announced looks like a crash: no goodbye of
+	// the node, no Close of the engine, no breach of the protocol.
+	crashLike := c.goodbye == nil && !c.closing && !errors.Is(c.err, nodewire.ErrProtocol)
+	why := c.err
 	c.mu.Unlock()
 	_ = c.conn.Close()
 	c.out.stop()
+	lost := c.lostError(why, crashLike) // may wait the exit grace, with nothing locked
+	c.mu.Lock()
+	c.err = lost
+	pending := c.pending
+	c.pending = nil // no request is taken from now on
+	c.mu.Unlock()
 	for _, r := range pending {
-		r.lost(err)
+		r.lost(lost)
+	}
+	if lost.Evidence == NodeExited {
+		c.proven()
+	} else {
+		c.letGoOfWatch()
 	}
 	close(c.done)
+}
+
+// letGoOfWatch closes the node's pidfd at the end of the connection
+// when the client keeps nothing the node's exit would free.
+func (c *Client) letGoOfWatch() {
+	c.mu.Lock()
+	keep := len(c.lent) > 0 || len(c.cutOff) > 0
+	w := c.watch
+	c.mu.Unlock()
+	if !keep {
+		w.close(false)
+	}
 }
 
 // readLoop returns why reading ended, wrapping ErrClosed.

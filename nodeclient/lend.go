@@ -33,8 +33,9 @@ type Lend struct {
 	size   int64
 	mem    *memory
 
-	mu    sync.Mutex
-	state lendState
+	mu     sync.Mutex
+	state  lendState
+	orphan bool // no caller holds the lend: the client finishes it
 }
 
 type lendState uint8
@@ -153,15 +154,42 @@ func (l *Lend) settleLend(m nodewire.Message, lostErr error, unsent bool) {
 			l.release()
 			return
 		}
-		l.c.log.Warn("kvshare/nodeclient: a lend's memfd may have reached the node, which never answered: its memory stays mapped",
+		l.c.log.Warn("kvshare/nodeclient: a lend's memfd may have reached the node, which never answered: its memory stays mapped until the node's exit is proven",
 			"bytes", l.size, "err", lostErr)
+		l.mu.Lock()
+		l.orphan = true
+		l.mu.Unlock()
+		l.strand()
 	}
+}
+
+// strand marks the lend cut off from its node (the connection ended
+// before the node returned it). A lend no caller holds is freed once
+// the node's exit is proven; one a caller holds, by its Return then.
+func (l *Lend) strand() {
+	l.mu.Lock()
+	l.state = stranded
+	orphan := l.orphan
+	l.mu.Unlock()
+	if !orphan {
+		return
+	}
+	c := l.c
+	c.mu.Lock()
+	if !c.exited {
+		c.orphans = append(c.orphans, l)
+		c.mu.Unlock()
+		return
+	}
+	c.mu.Unlock()
+	_ = l.release()
 }
 
 // returnOrphan returns a lend no caller holds, without waiting.
 func (l *Lend) returnOrphan() {
 	l.mu.Lock()
 	l.state = returning
+	l.orphan = true
 	l.mu.Unlock()
 	k := &call{c: l.c, want: []nodewire.Type{nodewire.TypeReturned, nodewire.TypeHeld}, abandoned: true,
 		orphan: func(m nodewire.Message, lostErr error) { l.settleReturn(m, lostErr) }}
@@ -211,8 +239,20 @@ func (l *Lend) Slot(region, slot int) []byte {
 // counts it). A refusal (nodewire.ErrBusy: attempts in flight) leaves
 // the lend as it was. If ctx ends first, the answer that comes later is
 // applied all the same.
+//
+// A lend cut off from its node (the connection ended before the node
+// returned it) is freed only on proof that the node's process exited:
+// Return waits within ctx for that proof ([Client.WaitNodeExit]), and
+// then unmaps the memory and closes the memfd. Without it, the error is
+// a *[NodeLostError] of EvidenceUnknown (wrapping [ErrNoEvidence] when
+// the client cannot see the node's exit, else ctx's error) and the
+// memory stays mapped; Return may be called again.
 func (l *Lend) Return(ctx context.Context) error {
 	l.mu.Lock()
+	if l.state == stranded || l.state == held && l.c.Err() != nil {
+		l.mu.Unlock()
+		return l.returnCutOff(ctx)
+	}
 	if l.state != lent {
 		s := l.state
 		l.mu.Unlock()
@@ -231,11 +271,23 @@ func (l *Lend) Return(ctx context.Context) error {
 		l.setState(lent)
 	default:
 		_ = l.settleReturn(nil, err)
+		return l.returnCutOff(ctx)
 	}
 	if err != nil {
 		return fmt.Errorf("kvshare/nodeclient: return of lend %d: %w", l.id, err)
 	}
 	return nil
+}
+
+// returnCutOff frees a lend cut off from its node once the node's exit
+// is proven, waiting within ctx for the proof.
+func (l *Lend) returnCutOff(ctx context.Context) error {
+	c := l.c
+	if err := c.WaitNodeExit(ctx); err != nil {
+		lost := &NodeLostError{Evidence: EvidenceUnknown, Err: fmt.Errorf("%w; %w", c.Err(), err)}
+		return fmt.Errorf("kvshare/nodeclient: return of lend %d: stranded, its %d bytes kept mapped: %w", l.id, l.size, lost)
+	}
+	return l.release()
 }
 
 func (l *Lend) setState(s lendState) {
@@ -259,8 +311,8 @@ func (l *Lend) settleReturn(m nodewire.Message, lostErr error) error {
 		l.setState(lent)
 		return m.Err()
 	}
-	l.setState(stranded)
-	l.c.log.Warn("kvshare/nodeclient: the connection ended before the node returned a lend: its memory stays mapped", "lend", l.id, "bytes", l.size, "err", lostErr)
+	l.c.log.Warn("kvshare/nodeclient: the connection ended before the node returned a lend: its memory stays mapped until the node's exit is proven", "lend", l.id, "bytes", l.size, "err", lostErr)
+	l.strand()
 	return lostErr
 }
 
