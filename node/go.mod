@@ -12,6 +12,7 @@ require (
 	github.com/kvshare/kvshare/nodeclient v0.3.0
 	github.com/kvshare/kvshare/nodewire v0.3.0
 	github.com/kvshare/kvshare/patience v0.3.0
+	github.com/kvshare/kvshare/redisdrv v0.3.0
 	github.com/kvshare/kvshare/rowbatch v0.3.0
 	github.com/kvshare/kvshare/storeconfig v0.3.0
 	github.com/stretchr/testify v1.12.1
@@ -25,6 +26,7 @@ require (
 	github.com/kvshare/kvshare/loopback v0.3.0 // indirect
 	github.com/kvshare/kvshare/mooncakesdk v0.3.0 // indirect
 	github.com/kvshare/kvshare/scheduler v0.3.0 // indirect
+	github.com/redis/rueidis v1.0.79 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 )
 
@@ -57,3 +59,5 @@ replace github.com/kvshare/kvshare/mooncakedrv => ../mooncakedrv
 replace github.com/kvshare/kvshare/mooncakesdk => ../mooncakesdk
 
 replace github.com/kvshare/kvshare/loopback => ../loopback
+
+replace github.com/kvshare/kvshare/redisdrv => ../redisdrv
