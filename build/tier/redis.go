@@ -20,8 +20,8 @@ const (
 )
 
 // RedisPackages are the Redis tier's packages: every package of redisdrv
-// with tests, and those of tools.
-var RedisPackages = [][2]string{{"redisdrv", "./..."}, {"tools", "./..."}}
+// with tests, and those of tools and node.
+var RedisPackages = [][2]string{{"redisdrv", "./..."}, {"tools", "./..."}, {"node", "./..."}}
 
 // redisOff is what a Redis test logs when it skips because the tier is
 // not asked for: the start of redistest.TierOff.
