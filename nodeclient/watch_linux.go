@@ -17,6 +17,10 @@ import (
 // as it was at connect time. golang.org/x/sys does not name it yet.
 const soPeerPIDFD = 77
 
+// usePeerPIDFD is false only in the tests of the fallback, as on a
+// kernel without SO_PEERPIDFD.
+var usePeerPIDFD = true
+
 // watch holds a pidfd of the node's process, taken at connect, and says
 // when that process exited. A watch with no pidfd (fd -1) proves
 // nothing; why says so.
@@ -71,10 +75,12 @@ func (w *watch) take(sfd int, nodePID uint32) {
 		w.via = fmt.Sprintf("no pidfd: the socket's peer is pid %d, the node says it is pid %d", cred.Pid, nodePID)
 		return
 	}
-	if fd, err := unix.GetsockoptInt(sfd, unix.SOL_SOCKET, soPeerPIDFD); err == nil {
-		w.fd, w.via = fd, "SO_PEERPIDFD"
-		unix.CloseOnExec(fd)
-		return
+	if usePeerPIDFD {
+		if fd, err := unix.GetsockoptInt(sfd, unix.SOL_SOCKET, soPeerPIDFD); err == nil {
+			w.fd, w.via = fd, "SO_PEERPIDFD"
+			unix.CloseOnExec(fd)
+			return
+		}
 	}
 	fd, err := unix.PidfdOpen(int(cred.Pid), unix.PIDFD_NONBLOCK)
 	if err != nil {
