@@ -25,4 +25,12 @@
 // had not come, is forced with every row Pending), and a lend is unmapped
 // only once the node answered Returned: a return answered Held, or a
 // lend cut off from the node, stays mapped and counted ([Client.Lent]).
+//
+// A closed connection proves nothing; the node process's exit does. The
+// client takes a pidfd of the node at Dial ([Client.Watch]); every call
+// and attempt the end of the connection cuts off fails with a
+// [*NodeLostError] whose Evidence is [NodeExited] or [EvidenceUnknown].
+// [Client.WaitNodeExit] waits for the proof: then attempts cut off
+// quiesce, and [Lend.Return] frees a lend cut off. Without a pidfd
+// ([ErrNoEvidence]) that memory is kept for good.
 package nodeclient

@@ -2,7 +2,9 @@ package nodeclient_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 
 	"github.com/kvshare/kvshare/contract"
@@ -73,4 +75,42 @@ func quiesce(ctx context.Context, a *nodeclient.Attempt) {
 	case <-ctx.Done():
 		panic(fmt.Sprintf("%v did not quiesce: %v", a, ctx.Err()))
 	}
+}
+
+// An engine asks how the client watches the node's process. A node in
+// the engine's own process (as this stand-in is) can never be proven
+// to have exited: a lend cut off from it is kept, and its Return says
+// why. A node in a process of its own is watched by a pidfd, and
+// WaitNodeExit returns nil once that process is gone.
+func ExampleClient_WaitNodeExit() {
+	dir, _ := os.MkdirTemp("", "nodeclient-example")
+	defer os.RemoveAll(dir)
+	node, err := listenFakeNode(dir, nil)
+	if err != nil {
+		panic(err)
+	}
+	defer node.stop()
+	ctx, cancel := context.WithTimeout(context.Background(), patience.Wait())
+	defer cancel()
+	c, err := nodeclient.Dial(ctx, node.path, nodeclient.Options{Engine: "example", Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		panic(err)
+	}
+	w := c.Watch()
+	fmt.Println("proves:", w.Proves, "-", w.Via)
+	l, err := c.Lend(ctx, nodeclient.Geometry{SlotBytes: 64, SlotCount: 8})
+	if err != nil {
+		panic(err)
+	}
+	_ = c.Close(ctx) // the connection ends with the lend not returned
+
+	err = l.Return(ctx)
+	var lost *nodeclient.NodeLostError
+	fmt.Println("return:", errors.As(err, &lost), lost.Evidence, errors.Is(err, nodeclient.ErrNoEvidence))
+	lends, bytes := c.Lent()
+	fmt.Println("kept:", lends, bytes)
+	// Output:
+	// proves: false - no pidfd: the node runs in this process
+	// return: true unknown: keep the slots true
+	// kept: 1 4096
 }
