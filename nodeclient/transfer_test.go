@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -222,6 +223,9 @@ func TestPublishGivenUpBeforeAcceptedIsCancelledAndStillQuiesces(t *testing.T) {
 	ctx := bounded(t)
 	short, cancel := context.WithCancel(ctx)
 	held := make(chan got, 1)
+	answer := make(chan struct{}) // closed once the test saw the attempt unquiesced
+	release := sync.OnceFunc(func() { close(answer) })
+	t.Cleanup(release) // before the fake stops, should the test end early
 	n.setHook(func(s *fakeSession, f got) bool {
 		switch f.h.Type {
 		case nodewire.TypePublish:
@@ -230,6 +234,7 @@ func TestPublishGivenUpBeforeAcceptedIsCancelledAndStillQuiesces(t *testing.T) {
 			return true
 		case nodewire.TypeCancel:
 			p := <-held
+			<-answer
 			s.reply(p.h.Request, &nodewire.Accepted{})
 			s.reply(p.h.Request, &nodewire.Outcome{Rows: []contract.RowStatus{contract.Cancelled}})
 			s.reply(p.h.Request, &nodewire.Quiesced{})
@@ -244,6 +249,7 @@ func TestPublishGivenUpBeforeAcceptedIsCancelledAndStillQuiesces(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	require.NotNil(t, a, "the attempt comes back with the error")
 	assert.False(t, a.Quiesced())
+	release()
 	f := s.next(ctx, nodewire.TypeCancel).m.(*nodewire.Cancel)
 	assert.Equal(t, nodewire.Cancel{Attempt: requestOf(t, a)}, *f)
 	require.True(t, patienceWait(t, a.Done()))
