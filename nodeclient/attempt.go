@@ -130,12 +130,18 @@ func (a *Attempt) quiesce() {
 // have exited (Client.WaitNodeExit), since only then can nothing of the
 // node touch its slots.
 func (a *Attempt) lost(err error) {
-	a.c.mu.Lock()
-	a.c.cutOff = append(a.c.cutOff, a)
-	a.c.mu.Unlock()
 	a.know(contract.Outcome{
 		Delivered: make([]bool, a.rows),
 		Rows:      make([]contract.RowStatus, a.rows), // Pending
 		Fault:     fmt.Errorf("%v: the outcome never came: %w", a, err),
 	})
+	a.c.mu.Lock()
+	exited := a.c.exited
+	if !exited {
+		a.c.cutOff = append(a.c.cutOff, a)
+	}
+	a.c.mu.Unlock()
+	if exited {
+		a.quiesce()
+	}
 }

@@ -123,16 +123,13 @@ func (c *Client) exitProven() bool {
 	return c.exited
 }
 
-// proven applies the proof of the node's exit, once: every attempt cut
-// off quiesces and every lend cut off that no caller holds is freed.
+// proven applies the proof of the node's exit: every attempt cut off
+// quiesces and every lend cut off that no caller holds is freed (those
+// cut off later, once the proof is known, are at once).
 // Lends a caller holds are freed by their Return: their slots may
 // still be in the caller's hands.
 func (c *Client) proven() {
 	c.mu.Lock()
-	if c.exited {
-		c.mu.Unlock()
-		return
-	}
 	c.exited = true
 	cut, orphans := c.cutOff, c.orphans
 	c.cutOff, c.orphans = nil, nil
