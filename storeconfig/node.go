@@ -42,6 +42,13 @@ type Node struct {
 	// engine's end, or a return, waits for access to its memory to end
 	// before the node keeps the lend; from 1ms to MaxNodeWait.
 	EngineWait time.Duration
+	// ReclaimAbove (reclaim_above) starts a reclaim on its own once the
+	// bytes the node holds (lends whose access could not be proven
+	// ended) reach it, from 1 to MaxNodeLendBytes; 0 (left out): never.
+	ReclaimAbove int64
+	// ReclaimWait (reclaim_wait, a duration) bounds each automatic
+	// reclaim; from 1ms to MaxNodeWait.
+	ReclaimWait time.Duration
 	// ShutdownWait (shutdown_wait, a duration) bounds how long the
 	// shutdown waits for engines' memory to be given back; from 1ms to
 	// MaxNodeWait.
@@ -62,11 +69,13 @@ const (
 	KeyOutQueue     = "out_queue"
 	KeyEngineWait   = "engine_wait"
 	KeyShutdownWait = "shutdown_wait"
+	KeyReclaimAbove = "reclaim_above"
+	KeyReclaimWait  = "reclaim_wait"
 )
 
 // NodeKeys lists the keys of the [node] section.
 var NodeKeys = []string{KeySocket, KeyMode, KeyAllowUIDs, KeyMaxFrame, KeyMaxAttempts, KeyMaxRows,
-	KeyMaxLendBytes, KeyMaxRegions, KeyOutQueue, KeyEngineWait, KeyShutdownWait}
+	KeyMaxLendBytes, KeyMaxRegions, KeyOutQueue, KeyEngineWait, KeyShutdownWait, KeyReclaimAbove, KeyReclaimWait}
 
 // The ranges of the [node] section. MinNodeFrame is the least frame a
 // node takes: room for the largest hello (two lengths, a 64-byte engine
@@ -116,10 +125,11 @@ func (n Node) Check(file string) Findings {
 	inRange(KeyMaxLendBytes, n.MaxLendBytes, 1, MaxNodeLendBytes)
 	inRange(KeyMaxRegions, int64(n.MaxRegions), 1, MaxNodeRegions)
 	inRange(KeyOutQueue, int64(n.OutQueue), 1, MaxNodeOutQueue)
+	inRange(KeyReclaimAbove, n.ReclaimAbove, 1, MaxNodeLendBytes)
 	for _, w := range []struct {
 		key string
 		d   time.Duration
-	}{{KeyEngineWait, n.EngineWait}, {KeyShutdownWait, n.ShutdownWait}} {
+	}{{KeyEngineWait, n.EngineWait}, {KeyShutdownWait, n.ShutdownWait}, {KeyReclaimWait, n.ReclaimWait}} {
 		if w.d != 0 && (w.d < MinNodeWait || w.d > MaxNodeWait) {
 			errs.Addf(file, NodeSection, w.key, "must be from %v to %v, got %v", MinNodeWait, MaxNodeWait, w.d)
 		}

@@ -17,7 +17,7 @@ func TestNodeZeroAndFullAreValid(t *testing.T) {
 		Socket: "/run/kvshare/node.sock", Mode: 0o660, AllowUIDs: []uint32{0, 1000},
 		MaxFrame: storeconfig.MinNodeFrame, MaxAttempts: 1, MaxRows: storeconfig.MaxNodeRows,
 		MaxLendBytes: 1, MaxRegions: storeconfig.MaxNodeRegions, OutQueue: 1,
-		EngineWait: time.Millisecond, ShutdownWait: 24 * time.Hour,
+		EngineWait: time.Millisecond, ShutdownWait: 24 * time.Hour, ReclaimAbove: 1, ReclaimWait: time.Second,
 	}.Validate(""), "every bound itself is in range")
 }
 
@@ -40,6 +40,8 @@ func TestNodeRefusals(t *testing.T) {
 		{"an out queue too long", storeconfig.Node{OutQueue: 1<<20 + 1}, "out_queue", "must be between 1 and 1048576"},
 		{"an engine wait under 1ms", storeconfig.Node{EngineWait: time.Microsecond}, "engine_wait", "must be from 1ms to 24h0m0s, got 1µs"},
 		{"a shutdown wait beyond a day", storeconfig.Node{ShutdownWait: 25 * time.Hour}, "shutdown_wait", "got 25h0m0s"},
+		{"a negative reclaim threshold", storeconfig.Node{ReclaimAbove: -1}, "reclaim_above", "must be between 1 and 70368744177664, got -1"},
+		{"a reclaim wait under 1ms", storeconfig.Node{ReclaimWait: time.Nanosecond}, "reclaim_wait", "got 1ns"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.n.Validate("store.toml")

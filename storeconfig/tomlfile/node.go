@@ -60,6 +60,8 @@ func (f *File) Node() storeconfig.Node {
 	n.OutQueue = int(clampInt(limit(storeconfig.KeyOutQueue)))
 	n.EngineWait = s.Duration(storeconfig.KeyEngineWait)
 	n.ShutdownWait = s.Duration(storeconfig.KeyShutdownWait)
+	n.ReclaimAbove = limit(storeconfig.KeyReclaimAbove)
+	n.ReclaimWait = s.Duration(storeconfig.KeyReclaimWait)
 	for _, e := range n.Check(f.name) {
 		f.Add(e)
 	}

@@ -36,12 +36,14 @@ max_regions = 64
 out_queue = 256
 engine_wait = "30s"
 shutdown_wait = "2m"
+reclaim_above = 1073741824
+reclaim_wait = "2m"
 `)
 	require.NoError(t, err)
 	assert.Equal(t, storeconfig.Node{
 		Socket: "/run/kvshare/node.sock", Mode: 0o660, AllowUIDs: []uint32{0, 1000},
 		MaxFrame: 1 << 20, MaxAttempts: 32, MaxRows: 4096, MaxLendBytes: 16 << 30, MaxRegions: 64, OutQueue: 256,
-		EngineWait: 30 * time.Second, ShutdownWait: 2 * time.Minute,
+		EngineWait: 30 * time.Second, ShutdownWait: 2 * time.Minute, ReclaimAbove: 1 << 30, ReclaimWait: 2 * time.Minute,
 	}, n)
 
 	n, err = decodeNode("[node]\n")
@@ -80,6 +82,8 @@ func TestNodeRefusalsNameSectionAndKey(t *testing.T) {
 		{"an engine wait without a unit", "[node]\nengine_wait = \"10\"\n", "engine_wait", `wants a positive Go duration such as "10s", got "10"`},
 		{"a negative shutdown wait", "[node]\nshutdown_wait = \"-1s\"\n", "shutdown_wait", `got "-1s"`},
 		{"a shutdown wait beyond a day", "[node]\nshutdown_wait = \"48h\"\n", "shutdown_wait", "must be from 1ms to 24h0m0s, got 48h0m0s"},
+		{"a reclaim threshold of 0", "[node]\nreclaim_above = 0\n", "reclaim_above", "is 0: leave it out"},
+		{"a reclaim wait as a number", "[node]\nreclaim_wait = 90\n", "reclaim_wait", "wants a string, got an integer"},
 		{"an unknown key", "[node]\nsocket_path = \"/run/x\"\n", "socket_path", "unknown key (known: socket, mode, allow_uids, max_frame"},
 		{"a key in another case", "[node]\nSocket = \"/run/x\"\n", "Socket", "unknown key"},
 		{"a table for a value", "[node.socket]\npath = \"/run/x\"\n", "socket", "wants a string, got a table"},

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -109,6 +110,7 @@ max_rows = 16
 max_attempts = 3
 max_lend_bytes = 8388608
 shutdown_wait = "30s"
+reclaim_above = 1048576
 `, socket, os.Getuid()))
 
 	n := startNode(t, "--store", store)
@@ -157,6 +159,7 @@ func TestNodeCommandRefusesBadNodeSection(t *testing.T) {
 		{"a uid that is a name", "allow_uids = [\"bob\"]\n", "allow_uids", "item 0 is string"},
 		{"a wait without a unit", "engine_wait = \"5\"\n", "engine_wait", "wants a positive Go duration"},
 		{"an unknown key", "sockets = \"/run/x\"\n", "sockets", "unknown key"},
+		{"a reclaim threshold that is a size string", "reclaim_above = \"8GiB\"\n", "reclaim_above", "wants an integer, got a string"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			store := writeStore(t, "[memory]\ncapacity = 1048576\n[node]\n"+c.section)
@@ -274,4 +277,45 @@ func TestShippedNodeFile(t *testing.T) {
 	assert.Contains(t, string(unit), "RuntimeDirectory=kvshare\n")
 	assert.Contains(t, string(unit), "LimitMEMLOCK=")
 	assert.Contains(t, string(unit), "--store /etc/kvshare/node.toml")
+}
+
+// Flags and [node] combine key by key: a flag given wins, else the
+// file's key, else the flag's default (a zero limit: the node's own).
+func TestNodeFlagsOverFile(t *testing.T) {
+	file := storeconfig.Node{
+		Socket: "/run/kvshare/node.sock", Mode: 0o640, AllowUIDs: []uint32{1001},
+		MaxFrame: 1 << 20, MaxAttempts: 3, MaxRows: 16, MaxLendBytes: 1 << 30, MaxRegions: 4, OutQueue: 32,
+		EngineWait: time.Second, ShutdownWait: 2 * time.Second, ReclaimAbove: 1 << 20, ReclaimWait: 3 * time.Second,
+	}
+	parse := func(args ...string) *nodeFlags {
+		fs := flag.NewFlagSet("node", flag.ContinueOnError)
+		nf := addNodeFlags(fs)
+		require.NoError(t, fs.Parse(args))
+		return nf
+	}
+	cfg, shutdown, line := parse().config(file)
+	require.Empty(t, line)
+	assert.Equal(t, node.Config{
+		Socket: file.Socket, Mode: 0o640, AllowUIDs: []uint32{1001}, MaxFrame: 1 << 20, MaxAttempts: 3, MaxRows: 16,
+		MaxLendBytes: 1 << 30, MaxRegions: 4, OutQueue: 32, EngineWait: time.Second, ReclaimAbove: 1 << 20, ReclaimWait: 3 * time.Second,
+	}, cfg, "no flag given: the file's every key")
+	assert.Equal(t, 2*time.Second, shutdown)
+
+	cfg, shutdown, line = parse("--socket", "/tmp/n.sock", "--mode", "0600", "--allow-uid", "7,8", "--max-lend-bytes", "2GiB",
+		"--max-attempts", "5", "--max-rows", "64", "--engine-wait", "4s", "--shutdown-wait", "5s",
+		"--reclaim-above", "4MiB", "--reclaim-wait", "6s").config(file)
+	require.Empty(t, line)
+	assert.Equal(t, node.Config{
+		Socket: "/tmp/n.sock", Mode: 0o600, AllowUIDs: []uint32{7, 8}, MaxFrame: 1 << 20, MaxAttempts: 5, MaxRows: 64,
+		MaxLendBytes: 2 << 30, MaxRegions: 4, OutQueue: 32, EngineWait: 4 * time.Second, ReclaimAbove: 4 << 20, ReclaimWait: 6 * time.Second,
+	}, cfg, "every flag given over the file's key; keys without a flag stay the file's")
+	assert.Equal(t, 5*time.Second, shutdown)
+
+	cfg, shutdown, line = parse("--socket", "/tmp/n.sock").config(storeconfig.Node{})
+	require.Empty(t, line)
+	assert.Equal(t, node.Config{Socket: "/tmp/n.sock", Mode: 0o600}, cfg, "no file: the flags' defaults")
+	assert.Equal(t, time.Minute, shutdown)
+
+	_, _, line = parse("--reclaim-above", "0").config(file)
+	assert.Contains(t, line, `--reclaim-above "0"`)
 }

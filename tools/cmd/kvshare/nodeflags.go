@@ -26,6 +26,8 @@ type nodeFlags struct {
 	maxRows      *int
 	engineWait   *time.Duration
 	shutdownWait *time.Duration
+	reclaimAbove *string
+	reclaimWait  *time.Duration
 }
 
 // addNodeFlags registers the node's flags on fs.
@@ -40,6 +42,8 @@ func addNodeFlags(fs *flag.FlagSet) *nodeFlags {
 		maxRows:      fs.Int("max-rows", 0, "rows of one publish, fetch or lookup (default 8192; [node] max_rows)"),
 		engineWait:   fs.Duration("engine-wait", 0, "how long an engine's end, or a return, waits for access to its memory to end before the node keeps it (default 10s; [node] engine_wait)"),
 		shutdownWait: fs.Duration("shutdown-wait", time.Minute, "how long the shutdown waits for engines' memory to be given back ([node] shutdown_wait)"),
+		reclaimAbove: fs.String("reclaim-above", "", "reclaim on its own once the memory the node holds (access not proven ended) reaches this size, such as 8GiB; a reclaim recycles the store client every engine shares (default: never; [node] reclaim_above)"),
+		reclaimWait:  fs.Duration("reclaim-wait", 0, "bound of each automatic reclaim (default 90s; [node] reclaim_wait)"),
 	}
 }
 
@@ -54,7 +58,7 @@ func (f *nodeFlags) config(file storeconfig.Node) (cfg node.Config, shutdownWait
 		Socket: file.Socket, Mode: file.Mode, AllowUIDs: file.AllowUIDs,
 		MaxFrame: uint32(file.MaxFrame), MaxAttempts: file.MaxAttempts, MaxRows: file.MaxRows,
 		MaxLendBytes: file.MaxLendBytes, MaxRegions: file.MaxRegions, OutQueue: file.OutQueue,
-		EngineWait: file.EngineWait,
+		EngineWait: file.EngineWait, ReclaimAbove: file.ReclaimAbove, ReclaimWait: file.ReclaimWait,
 	}
 	shutdownWait = file.ShutdownWait
 	if cfg.Socket == "" || f.given("socket") {
@@ -98,6 +102,16 @@ func (f *nodeFlags) config(file storeconfig.Node) (cfg node.Config, shutdownWait
 	}
 	if f.given("engine-wait") {
 		cfg.EngineWait = *f.engineWait
+	}
+	if f.given("reclaim-above") {
+		n, err := parseSize(*f.reclaimAbove)
+		if err != nil || n == 0 {
+			return cfg, 0, fmt.Sprintf("--reclaim-above %q: want a size above 0, such as 8GiB", *f.reclaimAbove)
+		}
+		cfg.ReclaimAbove = n
+	}
+	if f.given("reclaim-wait") {
+		cfg.ReclaimWait = *f.reclaimWait
 	}
 	if shutdownWait == 0 || f.given("shutdown-wait") {
 		shutdownWait = *f.shutdownWait

@@ -167,10 +167,11 @@ func closedEarly(err error) bool {
 	return errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, nodeclient.ErrClosed)
 }
 
-// goodbyeOnAttach attaches once more, by hand, to read the goodbye a
-// node that refuses a peer sends before reading a word (a write of the
-// hello may fail first, the node having closed): the goodbye, or nil
-// when the node sends none within wait.
+// goodbyeOnAttach connects once more, by hand, to read the goodbye a
+// node that refuses a peer sends before reading a word (the client's
+// hello may have failed first, the node having closed, or reset the
+// connection, the hello unread): the goodbye, or nil when the node sends
+// none within wait.
 func goodbyeOnAttach(ctx context.Context, socket string, wait time.Duration) *nodewire.NodeGoodbye {
 	var d net.Dialer
 	dctx, cancel := context.WithTimeout(ctx, wait)
@@ -182,9 +183,10 @@ func goodbyeOnAttach(ctx context.Context, socket string, wait time.Duration) *no
 	c := raw.(*net.UnixConn)
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(wait))
-	w := nodewire.NewConn(c)
-	_ = w.WriteFrame(1, &nodewire.Hello{Version: nodewire.Version, Engine: NodeEngine}, -1)
-	_, m, fd, err := w.ReadFrame(1 << 16)
+	// Nothing is written: a node that refuses the peer speaks first, and
+	// a close with the peer's bytes unread would reset the connection,
+	// losing the goodbye.
+	_, m, fd, err := nodewire.NewConn(c).ReadFrame(1 << 16)
 	if fd >= 0 {
 		_ = syscall.Close(fd)
 	}
