@@ -75,6 +75,9 @@ func (e *engine) end(code nodewire.Code, why string, written <-chan struct{}) {
 	case <-written:
 	case <-time.After(e.n.cfg.EngineWait): // a peer that reads nothing more: close under the writer
 	}
+	if code != 0 {
+		lingerClose(e.conn) // the goodbye must reach the peer, not a reset
+	}
 	_ = e.wire.Close()
 	<-written
 	e.n.mu.Lock()

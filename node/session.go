@@ -88,6 +88,7 @@ func (n *Node) attach(c *net.UnixConn) {
 		_ = c.SetWriteDeadline(time.Now().Add(time.Second))
 		_ = wire.WriteFrame(0, &nodewire.NodeGoodbye{Code: nodewire.CodeNotAllowed,
 			Reason: fmt.Sprintf("peer.uid: uid %d is not on the node's allow-list", p.uid)}, -1)
+		lingerClose(c)
 		_ = wire.Close()
 		return
 	}
