@@ -38,7 +38,7 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	redisCluster := fs.Bool("redis-cluster", false, "with --redis-server: start a loopback three-node Redis Cluster instead, and measure 7 over it alone")
 	short := fs.Bool("short", false, "quick settings: fewer repetitions and samples (the mage bench target)")
 	reps := fs.Int("reps", 0, fmt.Sprintf("repetitions of every measurement (0: %d, or %d with --short)", bench.Defaults().Reps, bench.Short().Reps))
-	only := fs.String("only", "", "comma-separated measurements to run (1 settle, 2 engine loop, 3 row cpu, 4 bandwidth, 5 real pool, 6 lookup, 7 redis); empty: all")
+	only := fs.String("only", "", "comma-separated measurements to run (1 settle, 2 engine loop, 3 row cpu, 4 bandwidth, 5 real pool, 6 lookup, 7 redis, 8 node); empty: all")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof -top FILE)")
 	memProfile := fs.String("memprofile", "", "write a profile of every allocation of the run to this file at the end (go tool pprof -sample_index=alloc_space -top FILE); slows allocation")
 	timeout := fs.Duration("timeout", 20*time.Minute, "limit for the whole run")

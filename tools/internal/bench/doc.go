@@ -41,6 +41,10 @@
 //     (over a cluster, one pipeline a node). Goal: 0.90 each way. With
 //     --redis-server a cluster also runs beside the server: cluster /
 //     one node is reported, with no goal.
+//  8. The node beside the in-process path over one embedded store: 1×256
+//     and 1×4096 publish and fetch against a socketpair round trip of
+//     the same frames (goal: added latency ≤ 1.5× it); 1 MiB rows'
+//     throughput (goal: 0.9 of in-process).
 //
 // Both sides of a comparison use the same store, objects and kind of
 // staging memory, and take turns going first. [Options.Validate] refuses

@@ -9,10 +9,10 @@ import (
 	"github.com/kvshare/kvshare/contract"
 )
 
-// Measurement names one of the benchmark's seven measurements.
+// Measurement names one of the benchmark's eight measurements.
 type Measurement int
 
-// The six measurements, numbered as in the package documentation.
+// The measurements, numbered as in the package documentation.
 const (
 	SettleLatency Measurement = iota + 1 // 1: submission to settle
 	EngineLoop                           // 2: the busy engine loop
@@ -21,10 +21,11 @@ const (
 	RealPool                             // 5: a real Mooncake pool
 	Lookup                               // 6: lookup against the same store calls
 	Redis                                // 7: a Redis server against the same commands
+	Node                                 // 8: the node beside the in-process path
 )
 
-// AllMeasurements lists the seven in order.
-var AllMeasurements = []Measurement{SettleLatency, EngineLoop, RowCPU, Bandwidth, RealPool, Lookup, Redis}
+// AllMeasurements lists the eight in order.
+var AllMeasurements = []Measurement{SettleLatency, EngineLoop, RowCPU, Bandwidth, RealPool, Lookup, Redis, Node}
 
 func (m Measurement) String() string {
 	switch m {
@@ -42,6 +43,8 @@ func (m Measurement) String() string {
 		return "lookup"
 	case Redis:
 		return "redis"
+	case Node:
+		return "node"
 	}
 	return fmt.Sprintf("measurement %d", int(m))
 }
@@ -62,6 +65,7 @@ type Options struct {
 	Pool      poolOptions
 	Lookup    lookupOptions
 	Redis     redisOptions
+	Node      nodeOptions
 
 	// Observe, when set, is told of each lender a measurement builds
 	// (the kvshare command's --metrics observes them).
@@ -70,7 +74,8 @@ type Options struct {
 
 // observer is told of a lender once its backend is built: the
 // measurement it serves ("settle", "engine loop", "row cpu",
-// "bandwidth", "real pool", "lookup", "redis"), its backend and its driver. The
+// "bandwidth", "real pool", "lookup", "redis", "node" — its in-process
+// lender; the node's backends are its own), its backend and its driver. The
 // function it returns is called before the lender is given back.
 type observer func(lender string, b *binding.Backend, d contract.Driver) (done func())
 
@@ -217,6 +222,7 @@ func Defaults() Options {
 		Pool:      poolOptions{RowSizes: rowSizes, Bytes: 128 << 20, Segment: 1 << 30, ViewRows: 64, RoundtripViewRows: 64},
 		Lookup:    lookupOptions{Sizes: []int{1, 256, 4096}, Block: 50 * time.Millisecond, ObjectBytes: 4 << 10},
 		Redis:     redisOptions{MaxMemory: 2 << 30, Beside: true, RowSizes: rowSizes, Bytes: 64 << 20, MinRows: 16, ViewRows: 64},
+		Node:      nodeOptions{Shapes: []int{256, 4096}, RowBytes: 4 << 10, Samples: 20, Workers: 2, ThroughputRowBytes: 1 << 20, ThroughputBytes: 128 << 20, ViewRows: 64},
 	}
 }
 
@@ -235,6 +241,8 @@ func Short() Options {
 	o.Pool.Bytes = 32 << 20
 	o.Lookup.Block = 10 * time.Millisecond
 	o.Redis.Bytes = 32 << 20
+	o.Node.Samples = 8
+	o.Node.ThroughputBytes = 32 << 20
 	return o
 }
 
@@ -268,7 +276,7 @@ func (o Options) Validate() error {
 	}
 	check(o.Reps > 0, "reps is %d, want > 0", o.Reps)
 	for _, m := range o.Only {
-		check(m >= SettleLatency && m <= Redis, "no measurement %d (1–%d)", int(m), len(AllMeasurements))
+		check(m >= SettleLatency && m <= Node, "no measurement %d (1–%d)", int(m), len(AllMeasurements))
 	}
 	s := o.Settle
 	check(s.Ticks > 0 && s.RowBytes > 0 && s.Latency >= 0 && s.Workers > 0 && s.RowsPerCall > 0 && s.BytesPerCall > 0,
@@ -300,8 +308,17 @@ func (o Options) Validate() error {
 	for _, rs := range d.RowSizes {
 		check(rs > 0 && rs <= maxRedisRow, "redis: row size %d must be > 0 and at most %d (a Redis value's limit, 512 MiB)", rs, int64(maxRedisRow))
 	}
+	nd := o.Node
+	check(len(nd.Shapes) > 0 && nd.RowBytes > 0 && nd.Samples > 0 && nd.Workers > 0 && nd.ViewRows > 0 && nd.ThroughputRowBytes > 0 && nd.ThroughputBytes >= nd.ThroughputRowBytes,
+		"node settings out of range: %+v", nd)
+	for _, rows := range nd.Shapes {
+		check(rows > 0 && rows <= maxNodeRows, "node: a shape of %d rows: want 1 to %d (a node's default max_rows)", rows, maxNodeRows)
+	}
 	return errors.Join(errs...)
 }
+
+// maxNodeRows is the rows of one submission a node takes by default.
+const maxNodeRows = 8192
 
 // maxRedisRow is the largest value Redis stores (proto-max-bulk-len).
 const maxRedisRow = 512 << 20

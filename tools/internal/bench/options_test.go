@@ -28,19 +28,21 @@ func TestDefaultsAndShortAreValid(t *testing.T) {
 
 func TestValidateNamesWhatIsWrong(t *testing.T) {
 	for want, edit := range map[string]func(*Options){
-		"reps is 0":              func(o *Options) { o.Reps = 0 },
-		"no measurement 8 (1–7)": func(o *Options) { o.Only = []Measurement{8} },
-		"settle settings":        func(o *Options) { o.Settle.Workers = 0 },
-		"loop settings":          func(o *Options) { o.Loop.Window = 0 },
-		"row cpu settings":       func(o *Options) { o.RowCPU.Rows = 0 },
-		"bandwidth: row size":    func(o *Options) { o.Bandwidth.RowSizes = []int64{1 << 40} },
-		"not both":               func(o *Options) { o.Pool.StorePath, o.Pool.MooncakeDir = "a.toml", "/m" },
-		"real pool: row size -1": func(o *Options) { o.Pool.RowSizes = []int64{-1} },
-		"real pool settings":     func(o *Options) { o.Pool.RoundtripViewRows = 0 },
-		"lookup settings":        func(o *Options) { o.Lookup.Block = 0 },
-		"lookup: 6 names":        func(o *Options) { o.Lookup.Sizes = []int{1, 6} },
-		"lookup: 0 names":        func(o *Options) { o.Lookup.Sizes = []int{0} },
-		"lookup: 131072 names":   func(o *Options) { o.Lookup.Sizes = []int{1 << 17} },
+		"reps is 0":                  func(o *Options) { o.Reps = 0 },
+		"no measurement 9 (1–8)":     func(o *Options) { o.Only = []Measurement{9} },
+		"node settings out of range": func(o *Options) { o.Node.Samples = 0 },
+		"node: a shape of 9000 rows": func(o *Options) { o.Node.Shapes = []int{256, 9000} },
+		"settle settings":            func(o *Options) { o.Settle.Workers = 0 },
+		"loop settings":              func(o *Options) { o.Loop.Window = 0 },
+		"row cpu settings":           func(o *Options) { o.RowCPU.Rows = 0 },
+		"bandwidth: row size":        func(o *Options) { o.Bandwidth.RowSizes = []int64{1 << 40} },
+		"not both":                   func(o *Options) { o.Pool.StorePath, o.Pool.MooncakeDir = "a.toml", "/m" },
+		"real pool: row size -1":     func(o *Options) { o.Pool.RowSizes = []int64{-1} },
+		"real pool settings":         func(o *Options) { o.Pool.RoundtripViewRows = 0 },
+		"lookup settings":            func(o *Options) { o.Lookup.Block = 0 },
+		"lookup: 6 names":            func(o *Options) { o.Lookup.Sizes = []int{1, 6} },
+		"lookup: 0 names":            func(o *Options) { o.Lookup.Sizes = []int{0} },
+		"lookup: 131072 names":       func(o *Options) { o.Lookup.Sizes = []int{1 << 17} },
 		"Redis store file or a redis-server binary, not both":    func(o *Options) { o.Redis.StorePath, o.Redis.Server = "r.toml", "/usr/bin/redis-server" },
 		"redis settings out of range":                            func(o *Options) { o.Redis.MinRows = 0 },
 		"redis: row size 1073741824":                             func(o *Options) { o.Redis.RowSizes = []int64{1 << 30} },
@@ -64,8 +66,9 @@ func TestRuns(t *testing.T) {
 	assert.False(t, o.runs(Lookup))
 	assert.Equal(t, "lookup", Lookup.String())
 	assert.Equal(t, "redis", Redis.String())
-	assert.Equal(t, Redis, AllMeasurements[len(AllMeasurements)-1])
-	assert.Len(t, AllMeasurements, 7)
+	assert.Equal(t, "node", Node.String())
+	assert.Equal(t, Node, AllMeasurements[len(AllMeasurements)-1])
+	assert.Len(t, AllMeasurements, 8)
 	assert.False(t, o.poolGiven())
 	o.Pool.StorePath = "store.toml"
 	assert.True(t, o.poolGiven())

@@ -15,6 +15,7 @@ type Report struct {
 	Pool     *poolReport      `json:"real_pool,omitempty"`
 	Lookup   *lookupReport    `json:"lookup,omitempty"`
 	Redis    *redisReport     `json:"redis,omitempty"`
+	Node     *nodeReport      `json:"node,omitempty"`
 	Goals    []goal           `json:"goals"`
 }
 
@@ -57,6 +58,8 @@ const (
 	lookupTarget    = 1.10    // kvshare's time a lookup over the same store calls'
 	lookupNsTarget  = 100     // kvshare's ns a name asked, over memdrv
 	redisTarget90   = 0.90    // kvshare's MB/s over the raw pipelined loop's, over Redis
+	nodeAddedTarget = 1.5     // the node's added p50 latency over the socket floor's p50 round trip
+	nodeRateTarget  = 0.9     // the node's round-trip rate over the in-process one's
 )
 
 // judge lists every goal the report's measurements bear on.
@@ -116,6 +119,14 @@ func (r *Report) judge() {
 			r.Goals = append(r.Goals, newGoal(Redis, size(c.RowBytes)+" rows over "+over+": put MB/s / the same commands "+how, c.PutRatio, redisTarget90, false))
 			r.Goals = append(r.Goals, newGoal(Redis, size(c.RowBytes)+" rows over "+over+": get MB/s / the same commands "+how, c.GetRatio, redisTarget90, false))
 		}
+	}
+	if n := r.Node; n != nil {
+		for _, c := range n.Latency {
+			what := fmt.Sprintf("%d×%s %s through the node: p50 to the outcome less in-process, over the socket floor's p50", c.Rows, size(n.RowBytes), c.Direction)
+			r.Goals = append(r.Goals, newGoal(Node, what, c.OutcomeAdded, nodeAddedTarget, true))
+		}
+		t := n.Throughput
+		r.Goals = append(r.Goals, newGoal(Node, size(t.RowBytes)+" rows: publish + fetch GB/s through the node / in-process", t.Ratio, nodeRateTarget, false))
 	}
 	if l := r.Lookup; l != nil {
 		for _, c := range l.Cases {

@@ -114,6 +114,11 @@ func Run(ctx context.Context, o Options, progress Progress, logger *slog.Logger)
 			}
 		}
 	}
+	if o.runs(Node) {
+		if rep.Node, err = measureNode(ctx, o, step); err != nil {
+			return rep, err
+		}
+	}
 	return rep, nil
 }
 
@@ -147,6 +152,9 @@ func units(o Options) int {
 		if o.Redis.besides() {
 			n++ // starting the cluster beside
 		}
+	}
+	if o.runs(Node) {
+		n += o.Reps * (len(o.Node.Shapes) + 1)
 	}
 	return n
 }

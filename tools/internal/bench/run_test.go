@@ -47,8 +47,9 @@ func TestRunMeasuresAllButFiveAndSevenAndSaysWhyNot(t *testing.T) {
 	// Every goal of 1–4 and 6: 6 settle cases, 2 loop, 2×2 row cpu, 2
 	// sizes × (round trip, publish, evicting publish); 6: 2 sizes × 2
 	// modes over memdrv (ratio and ns a name) and over the fake SDK
-	// (ratio).
-	assert.Len(t, rep.Goals, 6+2+4+2*3+2*2*2+2*2)
+	// (ratio); 8: 2 shapes × 2 directions of added latency, and the
+	// throughput.
+	assert.Len(t, rep.Goals, 6+2+4+2*3+2*2*2+2*2+2*2+1)
 	for _, c := range rep.Band.Cases {
 		assert.Positive(t, c.KvshareEvictingGBs.Median, "a publish into the full store, every put evicting")
 		assert.Equal(t, 2, c.EvictingRatio.N, "one figure per repetition")
@@ -99,7 +100,7 @@ func TestReportJSONSchema(t *testing.T) {
 	require.NoError(t, err)
 	var doc map[string]any
 	require.NoError(t, json.Unmarshal(b, &doc))
-	for _, k := range []string{"machine", "reps", "elapsed_s", "settle", "engine_loop", "row_cpu", "bandwidth", "real_pool", "lookup", "redis", "goals"} {
+	for _, k := range []string{"machine", "reps", "elapsed_s", "settle", "engine_loop", "row_cpu", "bandwidth", "real_pool", "lookup", "redis", "node", "goals"} {
 		assert.Contains(t, doc, k)
 	}
 	settle := doc["settle"].(map[string]any)

@@ -36,6 +36,9 @@ func WriteTable(w io.Writer, r *Report) {
 	if d := r.Redis; d != nil {
 		writeRedis(w, d)
 	}
+	if n := r.Node; n != nil {
+		writeNode(w, n)
+	}
 	writeGoals(w, r.Goals)
 }
 
@@ -334,4 +337,25 @@ func Summary(r *Report) string {
 		return fmt.Sprintf("all %d goals met", len(r.Goals))
 	}
 	return fmt.Sprintf("%d of %d goals met; missed: %s", len(r.Goals)-len(missed), len(r.Goals), strings.Join(missed, "; "))
+}
+
+func writeNode(w io.Writer, n *nodeReport) {
+	fmt.Fprintf(w, "\n8. The node beside the in-process path, one embedded bounded store, %d driver workers each: a publish then a fetch\n", n.Workers)
+	fmt.Fprintf(w, "   of %s rows, %d samples a side and repetition, through a node in this process (nodeclient over a Unix socket)\n", size(n.RowBytes), n.Samples)
+	fmt.Fprintf(w, "   and through an in-process backend; floor: the same frame over a socketpair, an outcome-sized reply back.\n")
+	fmt.Fprintf(w, "   ms p50 / p99 over every sample; added: the node's p50 less in-process, over the floor's p50, per repetition.\n")
+	t := table(w)
+	fmt.Fprintln(t, "   rows\tway\tin-process outcome\tquiesced\tnode outcome\tquiesced\tsocket floor\tadded outcome / floor\tadded quiesced / floor\t")
+	for _, c := range n.Latency {
+		fmt.Fprintf(t, "   %d\t%s\t%.3f / %.3f\t%.3f / %.3f\t%.3f / %.3f\t%.3f / %.3f\t%.3f / %.3f\t%s\t%s\t\n", c.Rows, c.Direction,
+			c.InProcessOutcome.P50Ms, c.InProcessOutcome.P99Ms, c.InProcessQuiesced.P50Ms, c.InProcessQuiesced.P99Ms,
+			c.NodeOutcome.P50Ms, c.NodeOutcome.P99Ms, c.NodeQuiesced.P50Ms, c.NodeQuiesced.P99Ms, c.Floor.P50Ms, c.Floor.P99Ms,
+			sp(c.OutcomeAdded, "%.2f"), sp(c.QuiescedAdded, "%.2f"))
+	}
+	t.Flush()
+	c := n.Throughput
+	fmt.Fprintf(w, "   throughput, %d rows of %s each way, GB/s = 10⁹ B/s: in-process publish %.2f, fetch %.2f, round trip %.2f;\n", c.Rows, size(c.RowBytes),
+		c.InProcessPublish.Median, c.InProcessFetch.Median, c.InProcess.Median)
+	fmt.Fprintf(w, "   node publish %.2f, fetch %.2f, round trip %.2f; node / in-process %s\n", c.NodePublish.Median, c.NodeFetch.Median, c.Node.Median, sp(c.Ratio, "%.3f"))
+	fmt.Fprintf(w, "   real pool: %s\n", n.PoolSkipped)
 }

@@ -1,0 +1,191 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/kvshare/kvshare/binding"
+	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/hostmem"
+	"github.com/kvshare/kvshare/memdrv"
+	"github.com/kvshare/kvshare/node"
+	"github.com/kvshare/kvshare/nodeclient"
+)
+
+// nodeRig is measurement 8's two paths over one embedded bounded store:
+// an in-process lender (a backend over a memdrv driver of its own) and
+// a node started in this process, serving the same store through a
+// driver of the same options, which an engine reaches through
+// nodeclient over a real Unix socket, lending a sealed memfd of the
+// same slots. Each side keeps its keys under its own prefix.
+type nodeRig struct {
+	store  *memdrv.Store
+	inproc *lender
+	dir    string
+	drv    *memdrv.Driver
+	node   *node.Node
+	stop   context.CancelFunc
+	served chan error
+	client *nodeclient.Client
+	lend   *nodeclient.Lend
+}
+
+// newNodeRig builds both paths with slots rows of rowBytes a side and a
+// store that holds capacity bytes.
+func newNodeRig(ctx context.Context, rowBytes int64, slots int, capacity int64, workers int, obs observation) (*nodeRig, error) {
+	store, err := memdrv.NewBoundedStore(memdrv.StoreOptions{Capacity: capacity, ChunkBytes: chunkFor(rowBytes), HugePages: hostmem.HugePages2MiB})
+	if err != nil {
+		return nil, err
+	}
+	quiet := slog.New(slog.DiscardHandler)
+	r := &nodeRig{store: store}
+	r.inproc, err = newLender(memdrv.New(store, memdrv.Options{Workers: workers, Logger: quiet}), rowBytes, slots, binding.Config{KeyPrefix: "bench/node/in-process"}, obs)
+	if err != nil {
+		return nil, errors.Join(err, store.Close())
+	}
+	if err := r.startNode(ctx, rowBytes, slots, workers, quiet); err != nil {
+		return nil, errors.Join(err, r.close())
+	}
+	return r, nil
+}
+
+// startNode starts the node over a driver of its own on the rig's store,
+// dials it and lends it slots rows of rowBytes, every page touched.
+func (r *nodeRig) startNode(ctx context.Context, rowBytes int64, slots, workers int, quiet *slog.Logger) error {
+	dir, err := os.MkdirTemp("", "kvshare-bench-node")
+	if err != nil {
+		return err
+	}
+	r.dir = dir
+	socket := filepath.Join(dir, "node.sock")
+	r.drv = memdrv.New(r.store, memdrv.Options{Workers: workers, Logger: quiet})
+	r.node, err = node.New(node.Config{Driver: r.drv, Socket: socket, KeyPrefix: "bench/node/node", Logger: quiet})
+	if err != nil {
+		return err
+	}
+	l, err := node.Listen(socket, 0o600)
+	if err != nil {
+		return err
+	}
+	serveCtx, stop := context.WithCancel(context.Background())
+	r.stop, r.served = stop, make(chan error, 1)
+	go func() { r.served <- r.node.Serve(serveCtx, l) }()
+	if r.client, err = nodeclient.Dial(ctx, socket, nodeclient.Options{Engine: "bench", Logger: quiet}); err != nil {
+		return err
+	}
+	if r.lend, err = r.client.Lend(ctx, nodeclient.Geometry{SlotBytes: rowBytes, SlotCount: slots, Regions: 1}); err != nil {
+		return err
+	}
+	for s := range slots {
+		fill(r.lend.Slot(0, s), 0x5a)
+	}
+	return nil
+}
+
+// close gives everything back in the owners' order: the lend returned
+// and the client closed, the node shut down with nothing held, its
+// driver drained and closed, the in-process lender released, the store
+// closed last. Memory still held is named and kept.
+func (r *nodeRig) close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	defer cancel()
+	var errs []error
+	if r.lend != nil {
+		errs = append(errs, r.lend.Return(ctx))
+	}
+	if r.client != nil {
+		errs = append(errs, r.client.Close(ctx))
+	}
+	nodeHeld := false
+	if r.node != nil {
+		if held := r.node.Shutdown(ctx); len(held) > 0 {
+			nodeHeld = true
+			errs = append(errs, fmt.Errorf("bench: the node still holds %v (memory kept)", held))
+		}
+	}
+	if r.stop != nil {
+		r.stop()
+		if err := <-r.served; err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, node.ErrShutDown) {
+			errs = append(errs, err)
+		}
+	}
+	if r.drv != nil && !nodeHeld {
+		if !r.drv.Drain(ctx) {
+			nodeHeld = true
+			errs = append(errs, errors.New("bench: the node's driver did not drain"))
+		} else {
+			errs = append(errs, r.drv.Close())
+		}
+	}
+	inHeld := false
+	if r.inproc != nil {
+		if err := r.inproc.close(); err != nil {
+			inHeld = true
+			errs = append(errs, err)
+		}
+	}
+	if !nodeHeld && !inHeld {
+		errs = append(errs, r.store.Close())
+	}
+	if r.dir != "" {
+		errs = append(errs, os.RemoveAll(r.dir))
+	}
+	return errors.Join(errs...)
+}
+
+// sideTimes is one submission's times on one side: submission to its
+// outcome, and to its quiescence.
+type sideTimes struct{ outcome, quiesced time.Duration }
+
+// inProcess submits v in direction dir to the in-process backend and
+// times it; every row must come back Ready.
+func (r *nodeRig) inProcess(dir contract.Direction, v contract.View) (sideTimes, error) {
+	start := time.Now()
+	var a contract.Attempt
+	var err error
+	if dir == contract.GetDir {
+		a, err = r.inproc.backend.Fetch(v, nil)
+	} else {
+		a, err = r.inproc.backend.Publish(v, nil)
+	}
+	if err != nil {
+		return sideTimes{}, fmt.Errorf("bench: in-process %s: %w", dirName(dir), err)
+	}
+	return timed(start, a, v.Rows(), "in-process "+dirName(dir))
+}
+
+// throughNode submits v in direction dir through the node and times it;
+// every row must come back Ready.
+func (r *nodeRig) throughNode(ctx context.Context, dir contract.Direction, v contract.View) (sideTimes, error) {
+	start := time.Now()
+	var a *nodeclient.Attempt
+	var err error
+	if dir == contract.GetDir {
+		a, err = r.lend.Fetch(ctx, v, nodeclient.TransferOptions{})
+	} else {
+		a, err = r.lend.Publish(ctx, v, nodeclient.TransferOptions{})
+	}
+	if err != nil {
+		return sideTimes{}, fmt.Errorf("bench: %s through the node: %w", dirName(dir), err)
+	}
+	return timed(start, a, v.Rows(), dirName(dir)+" through the node")
+}
+
+// timed waits for a's outcome, then its quiescence, and checks that
+// every one of rows was delivered.
+func timed(start time.Time, a contract.Attempt, rows int, what string) (sideTimes, error) {
+	<-a.Known()
+	t := sideTimes{outcome: time.Since(start)}
+	<-a.Done()
+	t.quiesced = time.Since(start)
+	o, _ := a.Outcome()
+	if n := delivered(o); n != rows {
+		return t, fmt.Errorf("bench: %s: %d of %d rows delivered (fault: %v)", what, n, rows, o.Fault)
+	}
+	return t, nil
+}
