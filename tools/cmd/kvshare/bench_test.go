@@ -63,7 +63,7 @@ func TestBenchUsage(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{[]string{"bench", "--only", "8"}, `"8" is not a measurement (1–7)`},
+		{[]string{"bench", "--only", "9"}, `"9" is not a measurement (1–8)`},
 		{[]string{"bench", "--plot", "out.pdf"}, "must end in .svg or .png"},
 		{[]string{"bench", "--only", "3,5,6", "--plot", "out.svg"}, "nothing to plot"},
 		{[]string{"bench", "--reps", "-1"}, "reps is -1"},

@@ -41,6 +41,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return soakCmd(ctx, args[1:], stdout, stderr)
 	case "node":
 		return nodeCmd(ctx, args[1:], stdout, stderr)
+	case engineCommand: // an engine process of `roundtrip --node`, not listed
+		return engineCmd(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		usage(stdout)
 		return 0
@@ -55,7 +57,8 @@ func usage(w io.Writer) {
 
 commands:
   roundtrip   publish KV blocks from one lender through a store, fetch them
-              into another lender, check every byte
+              into another lender, check every byte (--node: between two
+              engine processes, through a node started for the run)
   doctor      check a store file and the Mooncake pool, Redis server or
               Redis Cluster it names, one line per check
   bench       measure kvshare against floors measured in the same run: settle

@@ -34,6 +34,7 @@ func roundtripCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	gpu := fs.Bool("gpu", false, "move the KV through two lenders' device pages on a GPU (the host stand-in, said so, when there is none)")
 	fs.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "limit for the whole run")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the published bytes")
+	viaNode := fs.Bool("node", false, "through a node: start one for the run over the embedded store, and two engine processes (this binary again) that attach to it — one publishes, the other looks up and fetches what is present, every byte checked")
 	metricsAddr := fs.String("metrics", "", "serve the lenders' metrics in Prometheus text format at http://ADDR/metrics while the round trip runs (ADDR host:port, e.g. 127.0.0.1:9464)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -46,6 +47,9 @@ func roundtripCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return 2
 	}
 	cfg.RowBytes = *rowKiB << 10
+	if *viaNode {
+		return nodeRoundTrip(ctx, cfg, fs, stdout, stderr)
+	}
 	if line := stores.refused(); line != "" {
 		fmt.Fprintln(stderr, "kvshare roundtrip:", line)
 		return 2

@@ -33,6 +33,12 @@
 //   - The run's timeout bounds the moves and opening the drivers;
 //     cleanup has a bound of its own (30 s).
 //
+// [RunEngine] is one engine process of the round trip through a node
+// (`kvshare roundtrip --node`): it lends its slots to the node as a
+// memfd through package nodeclient and publishes ([Publisher]), or
+// looks up and fetches what is present and checks every byte
+// ([Fetcher]); its [EngineReport] is what it moved.
+//
 // It refuses a [Config] out of range ([Config.Validate]) and a store
 // config the Mooncake SDK or the Redis driver refuses.
 //
