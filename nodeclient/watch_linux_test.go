@@ -133,7 +133,9 @@ func TestWatchRefusesPeersItCannotProve(t *testing.T) {
 			w := watchPeer(conn, uint32(cmd.Process.Pid)+1)
 			assert.False(t, w.proves())
 			assert.Contains(t, w.via, fmt.Sprintf("the socket's peer is pid %d", cmd.Process.Pid))
-			assert.ErrorIs(t, w.wait(t.Context()), ErrNoEvidence)
+			bound, cancel := patience.For(t).Context(t.Context())
+			defer cancel()
+			assert.ErrorIs(t, w.wait(bound), ErrNoEvidence)
 
 			if fallback { // SO_PEERPIDFD names the peer as it was at connect, closed or not
 				conn, cmd = startPeer(t, true)
