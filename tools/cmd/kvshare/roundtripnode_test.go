@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kvshare/kvshare/patience"
 )
 
 // asKvshare, set in a test's environment, makes the test binary started
@@ -32,7 +34,9 @@ func TestMain(m *testing.M) {
 func TestRoundtripThroughANodeWithTwoEngineProcesses(t *testing.T) {
 	t.Setenv(asKvshare, "1")
 	var out, errs bytes.Buffer
-	code := run([]string{"roundtrip", "--node", "--rows", "96", "--row-kib", "16", "--view-rows", "32"}, &out, &errs)
+	// The run's bound (the node's and both engines') from the one setting.
+	bound := (3 * patience.Wait()).String()
+	code := run([]string{"roundtrip", "--node", "--rows", "96", "--row-kib", "16", "--view-rows", "32", "--timeout", bound}, &out, &errs)
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", out.String(), errs.String())
 	s := out.String()
 	assert.Contains(t, s, "publish  96 ready; 1536 KiB")
@@ -78,7 +82,7 @@ func TestEngineProcessUsage(t *testing.T) {
 	assert.Equal(t, 2, run([]string{engineCommand, "--role", "publish"}, &out, &errs))
 	assert.Contains(t, errs.String(), "--socket PATH is required")
 	errs.Reset()
-	assert.Equal(t, 1, run([]string{engineCommand, "--role", "publish", "--socket", nodeSocket(t), "--rows", "4", "--row-bytes", "4096", "--timeout", "10s"}, &out, &errs))
+	assert.Equal(t, 1, run([]string{engineCommand, "--role", "publish", "--socket", nodeSocket(t), "--rows", "4", "--row-bytes", "4096", "--timeout", patience.Wait().String()}, &out, &errs))
 	assert.Contains(t, errs.String(), "kvshare "+engineCommand)
 	assert.Empty(t, out.String())
 }
