@@ -40,7 +40,6 @@ func TestHelperPeer(t *testing.T) {
 		os.Exit(1)
 	}
 	go func() {
-		var keep []net.Conn
 		for {
 			c, err := ln.Accept()
 			if err != nil {
@@ -50,13 +49,18 @@ func TestHelperPeer(t *testing.T) {
 				_ = c.Close()
 				continue
 			}
-			keep = append(keep, c)
+			peerConns = append(peerConns, c) // open until the process exits
 		}
 	}()
 	fmt.Println("peer: ready")
 	_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
 	os.Exit(0)
 }
+
+// peerConns are the peer process's accepted connections, kept open (and
+// out of the collector's reach) until it exits; only its accept loop
+// touches them.
+var peerConns []net.Conn
 
 // startPeer starts the peer process and dials it; it returns the
 // connection and the process.

@@ -72,3 +72,5 @@ replace github.com/kvshare/kvshare/node => ../node
 replace github.com/kvshare/kvshare/nodewire => ../nodewire
 
 replace github.com/kvshare/kvshare/nodeclient => ../nodeclient
+
+replace github.com/kvshare/kvshare/redisdrv => ../redisdrv
