@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kvshare/kvshare/contract"
@@ -25,8 +26,12 @@ type call struct {
 
 	// pollMu makes each Poll and the recording of what it said one step,
 	// so snapshots are recorded in the order they were taken and the
-	// status buffers have one writer.
+	// status buffers have one writer. repoll is a change announced that
+	// no poll has begun after yet: an onChange that finds pollMu taken
+	// leaves it for the goroutine polling, which polls once more (see
+	// Backend.poll).
 	pollMu sync.Mutex
+	repoll atomic.Bool
 	polls  []contract.RowStatus // the buffer Poll appends to (scratch)
 	final  []contract.RowStatus // each row's first final status seen (scratch)
 

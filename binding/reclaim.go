@@ -157,6 +157,9 @@ func (b *Backend) giveBack(held []*call, auto bool) (got Reclaimed, again bool) 
 		c.pollMu.Lock()
 		st, panicked := pollOp(c.op, c.polls)
 		c.pollMu.Unlock()
+		if c.repoll.Load() {
+			b.poll(c) // a change announced while this read held the call
+		}
 		switch {
 		case panicked != nil:
 			b.violate(c, "Poll panicked", fmt.Sprint(panicked))

@@ -9,29 +9,50 @@ import (
 // poll reads the call's operation and records what it says. It is the
 // onChange the driver calls, from any goroutine, as often as it likes;
 // once the call's access is recorded it returns without asking the
-// driver. Polls of one call take turns (pollMu), so each snapshot is
-// recorded before the next is taken.
+// driver. One goroutine polls a call at a time (pollMu), so each
+// snapshot is recorded before the next is taken; an onChange that finds
+// the call being polled does not wait: it marks the change (repoll) and
+// returns, and the goroutine polling polls once more after it lets go.
+// Every change is so seen by a poll that began after it, and a burst of
+// changes costs a few polls instead of one each: a driver announcing
+// each of n rows' ends would otherwise have the backend read all n rows
+// n times.
 func (b *Backend) poll(c *call) {
-	c.pollMu.Lock()
+	c.repoll.Store(true)
+	// Let go, then look at the mark: a change marked while the call was
+	// polled is seen here, or by the goroutine that took the call since.
+	for c.repoll.Load() && c.pollMu.TryLock() {
+		c.repoll.Store(false)
+		if !b.pollOnce(c) {
+			return
+		}
+	}
+}
+
+// pollOnce polls the call once, under pollMu (held on entry, let go
+// before it acts on what the poll said), and records the snapshot. It
+// returns false once polling the call is over: its access recorded, or
+// a violation.
+func (b *Backend) pollOnce(c *call) bool {
 	b.mu.Lock()
 	op := c.op
 	done := c.accessDone
 	b.mu.Unlock()
 	if op == nil || done {
 		c.pollMu.Unlock()
-		return
+		return op == nil // not admitted yet: the admission polls
 	}
 	st, panicked := pollOp(op, c.polls)
 	if panicked != nil {
 		c.pollMu.Unlock()
 		b.violate(c, "Poll panicked", fmt.Sprint(panicked))
-		return
+		return false
 	}
 	cancels, published, unprovable, rule, detail := b.apply(c, st)
 	c.pollMu.Unlock()
 	if rule != "" {
 		b.violate(c, rule, detail)
-		return
+		return false
 	}
 	if unprovable {
 		b.log.Warn("kvshare/binding: driver cannot prove a call's access ended; its memory is kept until a reclaim gives it back",
@@ -39,6 +60,7 @@ func (b *Backend) poll(c *call) {
 	}
 	b.cancelCalls(cancels)
 	b.callWake(published)
+	return true
 }
 
 func pollOp(op contract.Operation, dst []contract.RowStatus) (st contract.OpState, panicked any) {
