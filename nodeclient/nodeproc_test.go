@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -77,6 +78,7 @@ func TestHelperNodeProcess(t *testing.T) {
 						for j := range slot {
 							slot[j] = byte(i >> (8 * (j % 8)))
 						}
+						runtime.Gosched() // a pass at a time: the process's other goroutines and its collector run
 					}
 				}()
 			} else {
