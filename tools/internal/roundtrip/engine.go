@@ -24,7 +24,7 @@ const (
 	// every row.
 	Publisher Role = "publish"
 	// Fetcher looks every row up, then fetches the rows present into
-	// slots of its own and checks every byte against the seed's.
+	// slots of its own and checks every byte against what the seed makes.
 	Fetcher Role = "fetch"
 )
 

@@ -54,7 +54,7 @@ func engineConfig(socket string, role Role, rows int) EngineConfig {
 
 // The fetcher fetches only what its lookup found present (the publisher
 // published the first half), checks every fetched byte, and a row
-// whose stored bytes differ from the seed's is counted a mismatch.
+// whose stored bytes differ from what the seed makes is counted a mismatch.
 func TestEngineFetchesWhatIsPresentAndChecksEveryByte(t *testing.T) {
 	store, socket := startNode(t)
 	pub, err := RunEngine(t.Context(), engineConfig(socket, Publisher, 16), 1)
