@@ -50,7 +50,7 @@ type EngineReport struct {
 	// Lookup is the fetcher's lookup of every row before its fetch.
 	Lookup EngineLookup `json:"lookup"`
 	// Checked counts rows fetched and compared; Mismatches those whose
-	// bytes differ from the seed's.
+	// bytes differ from what the seed makes.
 	Checked    int `json:"checked"`
 	Mismatches int `json:"mismatches"`
 	// Returned says the lend was returned and unmapped on both sides.
