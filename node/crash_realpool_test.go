@@ -1,10 +1,6 @@
 package node
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
@@ -26,24 +22,7 @@ func TestRealNodeCrashMidFetch(t *testing.T) {
 	opts := pool.ForTests(dir)
 	opts.ClientTTL = 60 * time.Second // the provider is frozen a while: the master keeps its objects
 	p := pooltest.Start(t, opts)
-	sum, err := pool.LibrarySHA256(dir)
-	require.NoError(t, err)
-	file := filepath.Join(t.TempDir(), "store.toml")
-	toml := fmt.Sprintf(`[blob]
-key_prefix = "kvshare-node-crash"
-
-[mooncake]
-library = %s
-sdk_sha256 = [%s]
-master = %s
-metadata_server = %s
-protocol = "tcp"
-local_hostname = %s
-global_segment_size = 0
-local_buffer_size = %d
-`, strconv.Quote(filepath.Join(dir, pool.Library)), strconv.Quote(sum),
-		strconv.Quote(p.MasterAddress()), strconv.Quote(p.MetadataURL()), strconv.Quote(p.Host()), 64<<20)
-	require.NoError(t, os.WriteFile(file, []byte(toml), 0o644))
+	file := writeMooncakeStoreFile(t, dir, p, "kvshare-node-crash")
 	crashMidFetch(t, crashStore{name: "mooncake", store: "mooncake:" + file,
 		// The node's Mooncake client binds its transfer engine to the
 		// pool's address; a transfer to a provider that stopped

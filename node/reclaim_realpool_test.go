@@ -3,7 +3,6 @@ package node
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -55,24 +54,7 @@ func realNode(t *testing.T) (*fixture, *mooncakedrv.Driver, *pool.Pool) {
 			require.NoError(t, os.Setenv(name, value))
 		}
 	})
-	sum, err := pool.LibrarySHA256(dir)
-	require.NoError(t, err)
-	config := filepath.Join(t.TempDir(), "store.toml")
-	toml := fmt.Sprintf(`[blob]
-key_prefix = "kvshare-node-realpool"
-
-[mooncake]
-library = %s
-sdk_sha256 = [%s]
-master = %s
-metadata_server = %s
-protocol = "tcp"
-local_hostname = %s
-global_segment_size = 0
-local_buffer_size = %d
-`, strconv.Quote(filepath.Join(dir, pool.Library)), strconv.Quote(sum),
-		strconv.Quote(p.MasterAddress()), strconv.Quote(p.MetadataURL()), strconv.Quote(p.Host()), 64<<20)
-	require.NoError(t, os.WriteFile(config, []byte(toml), 0o644))
+	config := writeMooncakeStoreFile(t, dir, p, "kvshare-node-realpool")
 	ctx, cancel := patience.For(t).Context(context.Background())
 	defer cancel()
 	logger := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
