@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"strconv"
 	"strings"
 	"time"
@@ -40,6 +41,7 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	reps := fs.Int("reps", 0, fmt.Sprintf("repetitions of every measurement (0: %d, or %d with --short)", bench.Defaults().Reps, bench.Short().Reps))
 	only := fs.String("only", "", "comma-separated measurements to run (1 settle, 2 engine loop, 3 row cpu, 4 bandwidth, 5 real pool, 6 lookup, 7 redis, 8 node); empty: all")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof -top FILE)")
+	tracePath := fs.String("trace", "", "write an execution trace of the whole run to this file; go tool trace -pprof=sched FILE shows where goroutines waited for a core after being woken, -pprof=net where they waited on sockets")
 	memProfile := fs.String("memprofile", "", "write a profile of every allocation of the run to this file at the end (go tool pprof -sample_index=alloc_space -top FILE); slows allocation")
 	timeout := fs.Duration("timeout", 20*time.Minute, "limit for the whole run")
 	metricsAddr := fs.String("metrics", "", "serve the measured lenders' metrics in Prometheus text format at http://ADDR/metrics while the benchmark runs (ADDR host:port, e.g. 127.0.0.1:9464)")
@@ -106,7 +108,19 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		defer pprof.StopCPUProfile()
 	}
-
+	if *tracePath != "" {
+		f, err := os.Create(*tracePath)
+		if err != nil {
+			fmt.Fprintln(stderr, "kvshare bench:", err)
+			return 2
+		}
+		defer f.Close()
+		if err := trace.Start(f); err != nil {
+			fmt.Fprintln(stderr, "kvshare bench:", err)
+			return 2
+		}
+		defer trace.Stop()
+	}
 	if *memProfile != "" {
 		runtime.MemProfileRate = 1 // every allocation: the per-row ones are small
 		defer func() {

@@ -39,8 +39,10 @@ type nodeReport struct {
 	// Latency has a case per shape and direction.
 	Latency    []nodeLatencyCase `json:"latency"`
 	Throughput nodeThroughput    `json:"throughput"`
-	// PoolSkipped says why the node over a real pool is not measured.
-	PoolSkipped string `json:"real_pool_skipped"`
+	// Pool is the node over a real pool (nil when none was given: then
+	// PoolSkipped says so).
+	Pool        *nodePoolReport `json:"real_pool,omitempty"`
+	PoolSkipped string          `json:"real_pool_skipped,omitempty"`
 }
 
 // nodeLatencyCase is one shape and direction: each side's times from
@@ -76,14 +78,12 @@ type nodeThroughput struct {
 	Ratio            spread `json:"ratio"`
 }
 
-// nodePoolNotDone is measurement 8's line for the real pool.
-const nodePoolNotDone = "not measured: the node over a real pool (measurement 5's shapes) is not built yet"
-
 // measureNode runs measurement 8: the latency cases, then the
-// throughput case, each over a rig of its own.
-func measureNode(ctx context.Context, o Options, step func(string)) (*nodeReport, error) {
+// throughput case, each over a rig of its own; then, when a pool is
+// given (open opens it; nil: none), the real-pool part.
+func measureNode(ctx context.Context, o Options, open func() (*poolTarget, error), step func(string)) (*nodeReport, error) {
 	n := o.Node
-	rep := &nodeReport{RowBytes: n.RowBytes, Samples: n.Samples, Workers: n.Workers, PoolSkipped: nodePoolNotDone}
+	rep := &nodeReport{RowBytes: n.RowBytes, Samples: n.Samples, Workers: n.Workers}
 	var err error
 	if rep.Latency, err = measureNodeLatency(ctx, o, step); err != nil {
 		return nil, err
@@ -91,7 +91,17 @@ func measureNode(ctx context.Context, o Options, step func(string)) (*nodeReport
 	if rep.Throughput, err = measureNodeThroughput(ctx, o, step); err != nil {
 		return nil, err
 	}
-	return rep, nil
+	if open == nil {
+		rep.PoolSkipped = skippedPool
+		return rep, nil
+	}
+	step("8 node over the real pool: opening")
+	target, err := open()
+	if err != nil {
+		return rep, err
+	}
+	rep.Pool, err = measureNodePool(ctx, o, target, step)
+	return rep, err
 }
 
 // samples are one repetition's times of one shape and direction.

@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/mooncakesdk"
+	"github.com/kvshare/kvshare/mooncakesdk/fakesdk"
 )
 
 // Measurement 8 runs both paths over one store in the same run: every
@@ -51,7 +53,58 @@ func TestNodeMeasuresBothPathsAndTheFloor(t *testing.T) {
 	var out bytes.Buffer
 	WriteTable(&out, rep)
 	assert.Contains(t, out.String(), "8. The node beside the in-process path")
-	assert.Contains(t, out.String(), "real pool: "+nodePoolNotDone)
+	assert.Contains(t, out.String(), "real pool: "+skippedPool)
+}
+
+// Measurement 8 over a fake pool: the same code as on a real one. Both
+// paths move every row of each size each way in every repetition, each
+// round's objects are removed after it, the target is closed, and the
+// table and the goals name the pool part.
+func TestNodeOverAPoolMeasuresBothPaths(t *testing.T) {
+	store := fakesdk.New(fakesdk.Options{Capacity: 1 << 20})
+	stopped := false
+	open := func() (*poolTarget, error) {
+		return &poolTarget{
+			client:   store.Client(),
+			config:   mooncakesdk.StoreConfig{Blob: mooncakesdk.BlobConfig{KeyPrefix: "test"}, Mooncake: mooncakesdk.MooncakeConfig{Workers: 2}},
+			describe: "a fake pool",
+			stop:     func() error { stopped = true; return nil },
+		}, nil
+	}
+	o := tiny()
+	o.Only = []Measurement{Node}
+	var steps []string
+	rep, err := measureNode(t.Context(), o, open, func(s string) { steps = append(steps, s) })
+	require.NoError(t, err)
+	assert.True(t, stopped, "the target is closed")
+	assert.Len(t, steps, o.Reps*(len(o.Node.Shapes)+1)+1+o.Reps*len(o.Pool.RowSizes))
+	p := rep.Pool
+	require.NotNil(t, p)
+	assert.Empty(t, rep.PoolSkipped)
+	assert.Equal(t, "a fake pool", p.Pool)
+	assert.Regexp(t, `^test/bench/\d{8}t\d{6}z-[0-9a-f]{8}$`, p.KeyPrefix)
+	assert.Equal(t, 2, p.Workers)
+	require.Len(t, p.Cases, len(o.Pool.RowSizes))
+	for i, c := range p.Cases {
+		assert.Equal(t, o.Pool.RowSizes[i], c.RowBytes)
+		assert.Equal(t, int(o.Pool.Bytes/c.RowBytes), c.Rows)
+		assert.Zero(t, c.InProcessNotReady, "every row Ready in process")
+		assert.Zero(t, c.NodeNotReady, "every row Ready through the node")
+		for _, s := range []spread{c.InProcessPutGBs, c.InProcessGetGBs, c.NodePutGBs, c.NodeGetGBs, c.PutRatio, c.GetRatio} {
+			assert.Equal(t, o.Reps, s.N)
+			assert.Positive(t, s.Median)
+		}
+	}
+	assert.Zero(t, store.Used(), "every object removed after its round")
+
+	r := &Report{Node: rep}
+	r.judge()
+	assert.Len(t, r.Goals, 5+2*len(o.Pool.RowSizes), "and put and get at each pool size")
+	assert.Equal(t, "4 KiB rows over the real pool: put GB/s through the node / in-process", r.Goals[5].Name)
+	var out bytes.Buffer
+	writeNode(&out, rep)
+	assert.Contains(t, out.String(), "over the real pool (a fake pool)")
+	assert.NotContains(t, out.String(), skippedPool)
 }
 
 // The socket floor answers each frame with an outcome of its rows, and

@@ -26,13 +26,85 @@ import (
 type nodeRig struct {
 	store  *memdrv.Store
 	inproc *lender
-	dir    string
 	drv    *memdrv.Driver
+	served nodeServer
+	lend   *nodeclient.Lend
+}
+
+// nodeServer is a node served in this process on a socket in a
+// temporary folder, and an engine's client of it.
+type nodeServer struct {
+	dir    string
 	node   *node.Node
 	stop   context.CancelFunc
 	served chan error
 	client *nodeclient.Client
-	lend   *nodeclient.Lend
+}
+
+// start serves a node of cfg (its Socket set here) and dials it.
+func (s *nodeServer) start(ctx context.Context, cfg node.Config) error {
+	dir, err := os.MkdirTemp("", "kvshare-bench-node")
+	if err != nil {
+		return err
+	}
+	s.dir = dir
+	cfg.Socket = filepath.Join(dir, "node.sock")
+	if s.node, err = node.New(cfg); err != nil {
+		return err
+	}
+	l, err := node.Listen(cfg.Socket, 0o600)
+	if err != nil {
+		return err
+	}
+	serveCtx, stop := context.WithCancel(context.Background())
+	s.stop, s.served = stop, make(chan error, 1)
+	go func() { s.served <- s.node.Serve(serveCtx, l) }()
+	s.client, err = nodeclient.Dial(ctx, cfg.Socket, nodeclient.Options{Engine: "bench", Logger: cfg.Logger})
+	return err
+}
+
+// lend lends the node slots rows of rowBytes (one region), every page
+// touched.
+func (s *nodeServer) lend(ctx context.Context, rowBytes int64, slots int) (*nodeclient.Lend, error) {
+	l, err := s.client.Lend(ctx, nodeclient.Geometry{SlotBytes: rowBytes, SlotCount: slots, Regions: 1})
+	if err != nil {
+		return nil, err
+	}
+	for i := range slots {
+		fill(l.Slot(0, i), 0x5a)
+	}
+	return l, nil
+}
+
+// close returns lends (the engine's, already returned or not), closes
+// the client and shuts the node down; held reports memory the node
+// still holds (its driver must then stay open).
+func (s *nodeServer) close(ctx context.Context, lends ...*nodeclient.Lend) (held bool, err error) {
+	var errs []error
+	for _, l := range lends {
+		if l != nil {
+			errs = append(errs, l.Return(ctx))
+		}
+	}
+	if s.client != nil {
+		errs = append(errs, s.client.Close(ctx))
+	}
+	if s.node != nil {
+		if h := s.node.Shutdown(ctx); len(h) > 0 {
+			held = true
+			errs = append(errs, fmt.Errorf("bench: the node still holds %v (memory kept)", h))
+		}
+	}
+	if s.stop != nil {
+		s.stop()
+		if err := <-s.served; err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, node.ErrShutDown) {
+			errs = append(errs, err)
+		}
+	}
+	if s.dir != "" {
+		errs = append(errs, os.RemoveAll(s.dir))
+	}
+	return held, errors.Join(errs...)
 }
 
 // newNodeRig builds both paths with slots rows of rowBytes a side and a
@@ -57,34 +129,13 @@ func newNodeRig(ctx context.Context, rowBytes int64, slots int, capacity int64, 
 // startNode starts the node over a driver of its own on the rig's store,
 // dials it and lends it slots rows of rowBytes, every page touched.
 func (r *nodeRig) startNode(ctx context.Context, rowBytes int64, slots, workers int, quiet *slog.Logger) error {
-	dir, err := os.MkdirTemp("", "kvshare-bench-node")
-	if err != nil {
-		return err
-	}
-	r.dir = dir
-	socket := filepath.Join(dir, "node.sock")
 	r.drv = memdrv.New(r.store, memdrv.Options{Workers: workers, Logger: quiet})
-	r.node, err = node.New(node.Config{Driver: r.drv, Socket: socket, KeyPrefix: "bench/node/node", Logger: quiet})
-	if err != nil {
+	if err := r.served.start(ctx, node.Config{Driver: r.drv, KeyPrefix: "bench/node/node", Logger: quiet}); err != nil {
 		return err
 	}
-	l, err := node.Listen(socket, 0o600)
-	if err != nil {
-		return err
-	}
-	serveCtx, stop := context.WithCancel(context.Background())
-	r.stop, r.served = stop, make(chan error, 1)
-	go func() { r.served <- r.node.Serve(serveCtx, l) }()
-	if r.client, err = nodeclient.Dial(ctx, socket, nodeclient.Options{Engine: "bench", Logger: quiet}); err != nil {
-		return err
-	}
-	if r.lend, err = r.client.Lend(ctx, nodeclient.Geometry{SlotBytes: rowBytes, SlotCount: slots, Regions: 1}); err != nil {
-		return err
-	}
-	for s := range slots {
-		fill(r.lend.Slot(0, s), 0x5a)
-	}
-	return nil
+	var err error
+	r.lend, err = r.served.lend(ctx, rowBytes, slots)
+	return err
 }
 
 // close gives everything back in the owners' order: the lend returned
@@ -94,26 +145,8 @@ func (r *nodeRig) startNode(ctx context.Context, rowBytes int64, slots, workers 
 func (r *nodeRig) close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
 	defer cancel()
-	var errs []error
-	if r.lend != nil {
-		errs = append(errs, r.lend.Return(ctx))
-	}
-	if r.client != nil {
-		errs = append(errs, r.client.Close(ctx))
-	}
-	nodeHeld := false
-	if r.node != nil {
-		if held := r.node.Shutdown(ctx); len(held) > 0 {
-			nodeHeld = true
-			errs = append(errs, fmt.Errorf("bench: the node still holds %v (memory kept)", held))
-		}
-	}
-	if r.stop != nil {
-		r.stop()
-		if err := <-r.served; err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, node.ErrShutDown) {
-			errs = append(errs, err)
-		}
-	}
+	nodeHeld, err := r.served.close(ctx, r.lend)
+	errs := []error{err}
 	if r.drv != nil && !nodeHeld {
 		if !r.drv.Drain(ctx) {
 			nodeHeld = true
@@ -131,9 +164,6 @@ func (r *nodeRig) close() error {
 	}
 	if !nodeHeld && !inHeld {
 		errs = append(errs, r.store.Close())
-	}
-	if r.dir != "" {
-		errs = append(errs, os.RemoveAll(r.dir))
 	}
 	return errors.Join(errs...)
 }

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"errors"
-	"log/slog"
 
 	"github.com/kvshare/kvshare/binding"
 	"github.com/kvshare/kvshare/contract"
@@ -33,19 +32,7 @@ type poolRig struct {
 // newPoolRig builds the stage over target: the driver (owning the
 // client), one region per row size lent to a backend, the raw loop.
 func newPoolRig(o Options, target *poolTarget) (*poolRig, error) {
-	r := &poolRig{o: o, target: target}
-	m := target.config.Mooncake
-	r.drv = mooncakedrv.ConfigFrom(m)
-	r.drv.Logger = slog.New(slog.DiscardHandler)
-	if r.drv.Workers == 0 {
-		r.drv.Workers = mooncakesdk.DefaultWorkers
-	}
-	if r.drv.RowsPerCall == 0 {
-		r.drv.RowsPerCall = mooncakesdk.DefaultRowsPerCall
-	}
-	if r.drv.BytesPerCall == 0 {
-		r.drv.BytesPerCall = mooncakesdk.DefaultBytesPerCall
-	}
+	r := &poolRig{o: o, target: target, drv: target.driverConfig()}
 	// The backend's caps, when the config sets them, cut calls before
 	// the driver cuts parts: the raw loop's parts take the tighter.
 	if b := target.config.Blob; b.RowsPerCall > 0 || b.BytesPerCall > 0 {
@@ -102,7 +89,10 @@ func (r *poolRig) close() error {
 
 // names are the names of one side's rows in one round: fresh in every
 // round, since a put never overwrites.
-func (r *poolRig) names(side byte, round, n int) [][]byte {
+func (r *poolRig) names(side byte, round, n int) [][]byte { return roundNames(side, round, n) }
+
+// roundNames are n names of one side in one round.
+func roundNames(side byte, round, n int) [][]byte {
 	out := make([][]byte, n)
 	for i := range out {
 		out[i] = rowName(side, round<<32|i)

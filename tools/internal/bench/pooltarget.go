@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/kvshare/kvshare/mooncakedrv"
 	"github.com/kvshare/kvshare/mooncakedrv/pool"
 	"github.com/kvshare/kvshare/mooncakesdk"
 	"github.com/kvshare/kvshare/tools/internal/poolconfig"
@@ -64,4 +65,21 @@ func (t *poolTarget) close() error {
 		return nil
 	}
 	return t.stop()
+}
+
+// driverConfig is the Mooncake driver's settings from the store config,
+// the SDK's defaults filled in (the report names them), its log quiet.
+func (t *poolTarget) driverConfig() mooncakedrv.Config {
+	c := mooncakedrv.ConfigFrom(t.config.Mooncake)
+	c.Logger = slog.New(slog.DiscardHandler)
+	if c.Workers == 0 {
+		c.Workers = mooncakesdk.DefaultWorkers
+	}
+	if c.RowsPerCall == 0 {
+		c.RowsPerCall = mooncakesdk.DefaultRowsPerCall
+	}
+	if c.BytesPerCall == 0 {
+		c.BytesPerCall = mooncakesdk.DefaultBytesPerCall
+	}
+	return c
 }

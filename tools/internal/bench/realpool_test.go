@@ -161,6 +161,31 @@ func TestRealPoolAgainstALoopbackPool(t *testing.T) {
 	assert.Len(t, rep.Goals, 8)
 }
 
+// Measurement 8 over a loopback pool (the real-pool tier): the node's
+// engine lends memfd memory that the pool's client registers, and both
+// paths move every row of each size each way.
+func TestNodeOverALoopbackPool(t *testing.T) {
+	dir := pooltest.Dir(t)
+	o := tiny()
+	o.Only = []Measurement{Node}
+	o.Pool.MooncakeDir = dir
+	o.Pool.Segment = 64 << 20
+	rep, err := Run(t.Context(), o, nil, nil)
+	require.NoError(t, err)
+	p := rep.Node.Pool
+	require.NotNil(t, p, "the node measured over the pool")
+	assert.Contains(t, p.Pool, "a loopback pool started from "+dir)
+	require.Len(t, p.Cases, 2)
+	for _, c := range p.Cases {
+		assert.Zero(t, c.InProcessNotReady)
+		assert.Zero(t, c.NodeNotReady)
+		assert.Positive(t, c.NodePutGBs.Median)
+		assert.Positive(t, c.NodeGetGBs.Median)
+		assert.Equal(t, o.Reps, c.GetRatio.N)
+	}
+	assert.Len(t, rep.Goals, 5+4)
+}
+
 // The table prints the store-shaped comparison under today's, the JSON
 // report holds its fields (and leaves them out of a report without
 // them), and the goals judge the roundtrip-shaped ratios against 0.9.

@@ -127,6 +127,12 @@ func (r *Report) judge() {
 		}
 		t := n.Throughput
 		r.Goals = append(r.Goals, newGoal(Node, size(t.RowBytes)+" rows: publish + fetch GB/s through the node / in-process", t.Ratio, nodeRateTarget, false))
+		if p := n.Pool; p != nil {
+			for _, c := range p.Cases {
+				r.Goals = append(r.Goals, newGoal(Node, size(c.RowBytes)+" rows over the real pool: put GB/s through the node / in-process", c.PutRatio, nodeRateTarget, false))
+				r.Goals = append(r.Goals, newGoal(Node, size(c.RowBytes)+" rows over the real pool: get GB/s through the node / in-process", c.GetRatio, nodeRateTarget, false))
+			}
+		}
 	}
 	if l := r.Lookup; l != nil {
 		for _, c := range l.Cases {

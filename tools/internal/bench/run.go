@@ -115,7 +115,11 @@ func Run(ctx context.Context, o Options, progress Progress, logger *slog.Logger)
 		}
 	}
 	if o.runs(Node) {
-		if rep.Node, err = measureNode(ctx, o, step); err != nil {
+		var open func() (*poolTarget, error)
+		if o.poolGiven() {
+			open = func() (*poolTarget, error) { return openPool(ctx, o.Pool, logger) }
+		}
+		if rep.Node, err = measureNode(ctx, o, open, step); err != nil {
 			return rep, err
 		}
 	}
@@ -155,6 +159,9 @@ func units(o Options) int {
 	}
 	if o.runs(Node) {
 		n += o.Reps * (len(o.Node.Shapes) + 1)
+		if o.poolGiven() {
+			n += 1 + o.Reps*len(o.Pool.RowSizes) // and opening the pool
+		}
 	}
 	return n
 }

@@ -357,5 +357,19 @@ func writeNode(w io.Writer, n *nodeReport) {
 	fmt.Fprintf(w, "   throughput, %d rows of %s each way, GB/s = 10⁹ B/s: in-process publish %.2f, fetch %.2f, round trip %.2f;\n", c.Rows, size(c.RowBytes),
 		c.InProcessPublish.Median, c.InProcessFetch.Median, c.InProcess.Median)
 	fmt.Fprintf(w, "   node publish %.2f, fetch %.2f, round trip %.2f; node / in-process %s\n", c.NodePublish.Median, c.NodeFetch.Median, c.Node.Median, sp(c.Ratio, "%.3f"))
-	fmt.Fprintf(w, "   real pool: %s\n", n.PoolSkipped)
+	p := n.Pool
+	if p == nil {
+		fmt.Fprintf(w, "   real pool: %s\n", n.PoolSkipped)
+		return
+	}
+	fmt.Fprintf(w, "   over the real pool (%s), %d driver workers, measurement 5's rounds in views of %d rows, all at once:\n", p.Pool, p.Workers, p.ViewRows)
+	fmt.Fprintf(w, "   through the node, and in process through a view of the same driver; GB/s of Ready rows, median [spread]\n")
+	t = table(w)
+	fmt.Fprintln(t, "   row\trows\tin-process put\tget\tnode put\tget\tput node / in-process\tget node / in-process\tnot Ready (in-process, node)\t")
+	for _, c := range p.Cases {
+		fmt.Fprintf(t, "   %s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%s\t%d, %d\t\n", size(c.RowBytes), c.Rows,
+			c.InProcessPutGBs.Median, c.InProcessGetGBs.Median, c.NodePutGBs.Median, c.NodeGetGBs.Median,
+			sp(c.PutRatio, "%.3f"), sp(c.GetRatio, "%.3f"), c.InProcessNotReady, c.NodeNotReady)
+	}
+	t.Flush()
 }
