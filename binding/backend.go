@@ -25,6 +25,11 @@ type Config struct {
 	// KeyPrefix starts every store key; keys.NewStem checks it. Empty
 	// means storeconfig.DefaultKeyPrefix ("kvshare").
 	KeyPrefix string
+	// Scope, when not the zero Scope, is the scope every key is made
+	// under (keys.NewScopedStem): engines of another scope never meet
+	// this backend's keys. The zero Scope makes today's unscoped keys
+	// (keys.NewStem). An invalid scope is refused, naming the field.
+	Scope keys.Scope
 	// MaxRowsPerCall caps the rows of one driver call; 0 means no cap of
 	// the backend's own. The driver's MaxRowsPerOp applies as well; the
 	// tighter cap wins.
@@ -122,6 +127,11 @@ func (cfg Config) check() (keys.Stem, error) {
 	stem, err := keys.NewStem(cmp.Or(cfg.KeyPrefix, storeconfig.DefaultKeyPrefix))
 	if err != nil {
 		return keys.Stem{}, fmt.Errorf("%w: KeyPrefix: %w", ErrConfig, err)
+	}
+	if !cfg.Scope.IsZero() {
+		if stem, err = keys.NewScopedStem(stem.Prefix(), cfg.Scope); err != nil {
+			return keys.Stem{}, fmt.Errorf("%w: Scope: %w", ErrConfig, err)
+		}
 	}
 	if cfg.MaxRowsPerCall < 0 {
 		return keys.Stem{}, fmt.Errorf("%w: MaxRowsPerCall is %d, want >= 0", ErrConfig, cfg.MaxRowsPerCall)

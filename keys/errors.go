@@ -23,3 +23,10 @@ var (
 	// key of the grammar in the package documentation.
 	ErrInvalidKey = errors.New("keys: invalid key")
 )
+
+// ErrInvalidScope is returned (as a [*ScopeError] naming the field, or
+// wrapped with the reason) by [Scope.Validate], [Scope.MarshalText],
+// [Scope.Digest], [ParseScope] and [NewScopedStem] for a scope that
+// breaks a field's rule or text that is not a scope's canonical
+// encoding.
+var ErrInvalidScope = errors.New("keys: invalid scope")

@@ -52,18 +52,19 @@ func ExampleStem_Keys() {
 }
 
 func ExampleParseKey() {
-	prefix, name, err := keys.ParseKey("kvshare/llama-3.1-8b/v1/726f772d30")
+	stem, name, err := keys.ParseKey("kvshare/llama-3.1-8b/v1/726f772d30")
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("%s %q\n", prefix, name)
+	_, scoped := stem.Scope()
+	fmt.Printf("%s %q scoped=%v\n", stem.Prefix(), name, scoped)
 
 	_, _, err = keys.ParseKey("kvshare/v1/726F")
 	fmt.Println(err)
 	fmt.Println(errors.Is(err, keys.ErrInvalidKey))
 	// Output:
-	// kvshare/llama-3.1-8b "row-0"
+	// kvshare/llama-3.1-8b "row-0" scoped=false
 	// keys: invalid key "kvshare/v1/726F": byte 'F' (0x46) at offset 14 is not a lowercase hex digit (0-9 a-f)
 	// true
 }

@@ -3,6 +3,7 @@ package keys
 import (
 	"bytes"
 	"errors"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,7 +22,7 @@ func validPrefix(p string) bool {
 		}
 	}
 	for seg := range strings.SplitSeq(p, "/") {
-		if seg == "" || seg == "." || seg == ".." {
+		if seg == "" || seg == "." || seg == ".." || regexp.MustCompile(`^s1-[0-9a-f]{32}$`).MatchString(seg) {
 			return false
 		}
 	}
@@ -34,7 +35,7 @@ func prefixSeeds() []string {
 	return []string{
 		"kv", "kvshare/llama-3.1-8b/tp2_rank0", "kv/v1", "...", "a..b",
 		strings.Repeat("p", MaxPrefixBytes), strings.Repeat("p", MaxPrefixBytes+1),
-		"", "a b", "kv\x00", "kv/é", "/kv", "kv/", "kv//run", ".", "..", "kv/./run", "kv/../run",
+		"", "a b", "kv\x00", "kv/é", "kv/s1-" + strings.Repeat("ab", ScopeDigestBytes), "kv/s1-" + strings.Repeat("ab", ScopeDigestBytes) + "0", "/kv", "kv/", "kv//run", ".", "..", "kv/./run", "kv/../run",
 	}
 }
 
@@ -66,8 +67,8 @@ func FuzzNewStem(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Key under %q: %v", prefix, err)
 		}
-		if got, name, err := ParseKey(key); err != nil || got != prefix || !bytes.Equal(name, []byte{0x5a}) {
-			t.Fatalf("ParseKey(%q) = %q, %x, %v; want %q, 5a", key, got, name, err, prefix)
+		if got, name, err := ParseKey(key); err != nil || got != stem || !bytes.Equal(name, []byte{0x5a}) {
+			t.Fatalf("ParseKey(%q) = %q, %x, %v; want %q, 5a", key, got.Prefix(), name, err, prefix)
 		}
 	})
 }
@@ -107,12 +108,12 @@ func FuzzKeyRoundTrip(f *testing.F) {
 		if len(key) != stem.KeyLen(len(name)) || len(key) > MaxKeyBytes {
 			t.Fatalf("key %q is %d bytes; KeyLen says %d, MaxKeyBytes %d", key, len(key), stem.KeyLen(len(name)), MaxKeyBytes)
 		}
-		gotPrefix, gotName, err := ParseKey(key)
+		gotStem, gotName, err := ParseKey(key)
 		if err != nil {
 			t.Fatalf("ParseKey(%q): %v", key, err)
 		}
-		if gotPrefix != prefix || !bytes.Equal(gotName, name) {
-			t.Fatalf("ParseKey(%q) = %q, %x; want %q, %x", key, gotPrefix, gotName, prefix, name)
+		if gotStem != stem || !bytes.Equal(gotName, name) {
+			t.Fatalf("ParseKey(%q) = %q, %x; want %q, %x", key, gotStem.Prefix(), gotName, prefix, name)
 		}
 		batch, err := stem.Keys(nil, [][]byte{name, name})
 		if err != nil || len(batch) != 2 || batch[0] != key || batch[1] != key {
@@ -147,28 +148,39 @@ func FuzzDistinctNames(f *testing.F) {
 	})
 }
 
+// scopedKey matches a key whose segment before its last "/v1/" is a
+// scope segment: the keys ParseKey gives a scoped Stem.
+var scopedKey = regexp.MustCompile(`/s1-[0-9a-f]{32}/v1/[0-9a-f]*$`)
+
 func FuzzParseKey(f *testing.F) {
 	for _, k := range []string{
 		"kv/v1/00", "kv/run-1/v1/00ff10ab", "kv/v1/v1/01", "kv/v1/00/v1/",
 		"", "kv/run", "/v1/00", "kv//v1/00", "kv/../v1/00", "kv/v1/", "kv/v1/0A", "kv/v1/abc",
 		"kv/v1/ab/cd", "kv/v1/" + strings.Repeat("00", MaxNameBytes), "kv/v1/" + strings.Repeat("00", MaxNameBytes+1),
+		"kv/s1-" + strings.Repeat("0a", ScopeDigestBytes) + "/v1/00", "s1-" + strings.Repeat("0a", ScopeDigestBytes) + "/v1/00",
+		"/s1-" + strings.Repeat("0a", ScopeDigestBytes) + "/v1/00", "kv/s1-" + strings.Repeat("0A", ScopeDigestBytes) + "/v1/00",
+		"kv/s1-" + strings.Repeat("0a", ScopeDigestBytes) + "/s1-" + strings.Repeat("0a", ScopeDigestBytes) + "/v1/00",
+		strings.Repeat("p", MaxPrefixBytes) + "/s1-" + strings.Repeat("0a", ScopeDigestBytes) + "/v1/" + strings.Repeat("00", MaxNameBytes),
 	} {
 		f.Add(k)
 	}
 	f.Fuzz(func(t *testing.T, key string) {
-		prefix, name, err := ParseKey(key)
+		stem, name, err := ParseKey(key)
 		if err != nil {
 			if !errors.Is(err, ErrInvalidKey) {
 				t.Fatalf("ParseKey(%q) error %q does not wrap ErrInvalidKey", key, err)
 			}
-			if prefix != "" || name != nil {
-				t.Fatalf("ParseKey(%q) returned %q, %x with its error", key, prefix, name)
+			if stem != (Stem{}) || name != nil {
+				t.Fatalf("ParseKey(%q) returned %q, %x with its error", key, stem.Prefix(), name)
 			}
 			return
 		}
-		stem, err := NewStem(prefix)
-		if err != nil {
+		prefix := stem.Prefix()
+		if _, err := NewStem(prefix); err != nil {
 			t.Fatalf("ParseKey(%q) accepted prefix %q that NewStem refuses: %v", key, prefix, err)
+		}
+		if digest, scoped := stem.Scope(); scoped != scopedKey.MatchString(key) || scoped && !strings.Contains(key, "/s1-"+digest.String()+"/v1/") {
+			t.Fatalf("ParseKey(%q) gave scope %v, %v", key, digest, scoped)
 		}
 		again, err := stem.Key(name)
 		if err != nil {

@@ -24,16 +24,22 @@ func TestParseKey(t *testing.T) {
 			strings.Repeat("p", MaxPrefixBytes), bytes.Repeat([]byte{7}, MaxNameBytes)},
 	}
 	for _, tt := range tests {
-		prefix, name, err := ParseKey(tt.key)
+		stem, name, err := ParseKey(tt.key)
 		if err != nil {
 			t.Errorf("ParseKey(%q): %v", tt.key, err)
 			continue
 		}
-		if prefix != tt.wantPrefix || !bytes.Equal(name, tt.wantName) {
+		if _, scoped := stem.Scope(); scoped {
+			t.Errorf("ParseKey(%q) gave a scoped stem", tt.key)
+		}
+		if prefix := stem.Prefix(); prefix != tt.wantPrefix || !bytes.Equal(name, tt.wantName) {
 			t.Errorf("ParseKey(%q) = %q, %x; want %q, %x", tt.key, prefix, name, tt.wantPrefix, tt.wantName)
 		}
 	}
 }
+
+// digestHex is 32 lowercase hex digits: a scope segment's digest.
+const digestHex = "00112233445566778899aabbccddeeff"
 
 func TestParseKeyRejectsBadKeys(t *testing.T) {
 	tests := []struct {
@@ -52,7 +58,15 @@ func TestParseKeyRejectsBadKeys(t *testing.T) {
 		{"uppercase version", "kv/V1/00",
 			`keys: invalid key "kv/V1/00": no "/v1/" separator before the name`, false, false},
 		{"too long", "kv/v1/" + strings.Repeat("0", MaxKeyBytes),
-			`keys: invalid key: 1162 bytes, over the limit of 1156`, false, false},
+			`keys: invalid key: 1198 bytes, over the limit of 1192`, false, false},
+		{"scope segment alone", "s1-" + digestHex + "/v1/00",
+			`keys: invalid key "s1-` + digestHex + `/v1/00": keys: invalid prefix: segment "s1-` + digestHex + `" at offset 0 (the form of a scope segment is reserved)`, true, false},
+		{"scope without a prefix", "/s1-" + digestHex + "/v1/00",
+			`keys: invalid key "/s1-` + digestHex + `/v1/00": keys: invalid prefix: empty`, true, false},
+		{"two scope segments", "kv/s1-" + digestHex + "/s1-" + digestHex + "/v1/00",
+			`keys: invalid key "kv/s1-` + digestHex + `/s1-` + digestHex + `/v1/00": keys: invalid prefix: segment "s1-` + digestHex + `" at offset 3 (the form of a scope segment is reserved)`, true, false},
+		{"scope segment inside the prefix", "kv/s1-" + digestHex + "/run/v1/00",
+			`keys: invalid key "kv/s1-` + digestHex + `/run/v1/00": keys: invalid prefix: segment "s1-` + digestHex + `" at offset 3 (the form of a scope segment is reserved)`, true, false},
 		{"prefix empty", "/v1/00",
 			`keys: invalid key "/v1/00": keys: invalid prefix: empty`, true, false},
 		{"prefix too long", strings.Repeat("p", MaxPrefixBytes+1) + "/v1/00",
@@ -86,9 +100,9 @@ func TestParseKeyRejectsBadKeys(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			prefix, name, err := ParseKey(tt.key)
+			stem, name, err := ParseKey(tt.key)
 			if err == nil {
-				t.Fatalf("ParseKey(%q) = %q, %x, nil; want an error", tt.key, prefix, name)
+				t.Fatalf("ParseKey(%q) = %q, %x, nil; want an error", tt.key, stem.Prefix(), name)
 			}
 			if !errors.Is(err, ErrInvalidKey) {
 				t.Errorf("error %q does not wrap ErrInvalidKey", err)
@@ -102,8 +116,8 @@ func TestParseKeyRejectsBadKeys(t *testing.T) {
 			if err.Error() != tt.want {
 				t.Errorf("error\n got: %s\nwant: %s", err, tt.want)
 			}
-			if prefix != "" || name != nil {
-				t.Errorf("ParseKey returned %q, %x with its error", prefix, name)
+			if stem != (Stem{}) || name != nil {
+				t.Errorf("ParseKey returned %q, %x with its error", stem.Prefix(), name)
 			}
 		})
 	}

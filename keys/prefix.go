@@ -32,6 +32,8 @@ func prefixFault(p string) string {
 			return fmt.Sprintf("empty segment: '/' at offset %d follows '/'", i)
 		case seg == "." || seg == "..":
 			return fmt.Sprintf("segment %q at offset %d (dot segments are not allowed)", seg, start)
+		case isScopeSegment(seg):
+			return fmt.Sprintf("segment %q at offset %d (the form of a scope segment is reserved)", seg, start)
 		}
 		start = i + 1
 	}
@@ -54,4 +56,25 @@ func describeByte(b byte) string {
 		return fmt.Sprintf("byte %q (0x%02x)", rune(b), b)
 	}
 	return fmt.Sprintf("byte 0x%02x", b)
+}
+
+// isScopeSegment reports whether seg has the form of the segment that
+// holds a scope's digest ("s1-" and 32 lowercase hex digits): a prefix
+// may not hold one, so that a key says unambiguously whether it is
+// scoped.
+func isScopeSegment(seg string) bool {
+	if len(seg) != scopeSegmentBytes-1 || seg[:len(scopeMark)-1] != scopeMark[1:] {
+		return false
+	}
+	return lowerHex(seg[len(scopeMark)-1:])
+}
+
+// lowerHex reports whether s is all lowercase hex digits.
+func lowerHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if b := s[i]; !('0' <= b && b <= '9' || 'a' <= b && b <= 'f') {
+			return false
+		}
+	}
+	return true
 }

@@ -1,6 +1,7 @@
 package keys
 
 import (
+	"encoding/hex"
 	"fmt"
 	"unsafe"
 )
@@ -13,25 +14,35 @@ const (
 	MaxNameBytes = 512
 
 	// MaxKeyBytes is the length of the longest key: a prefix of
-	// MaxPrefixBytes, the separator "/v1/", and a name of MaxNameBytes
-	// written as hex.
-	MaxKeyBytes = MaxPrefixBytes + len(separator) + 2*MaxNameBytes
+	// MaxPrefixBytes, a scope segment ("/s1-" and 32 hex digits), the
+	// separator "/v1/", and a name of MaxNameBytes written as hex.
+	MaxKeyBytes = MaxPrefixBytes + scopeSegmentBytes + len(separator) + 2*MaxNameBytes
+)
+
+// scopeMark opens the segment of a scoped key that holds the scope's
+// digest; scopeSegmentBytes is the whole segment's length, its '/'
+// included.
+const (
+	scopeMark         = "/s1-"
+	scopeSegmentBytes = len(scopeMark) + 2*ScopeDigestBytes
 )
 
 // separator stands between a key's prefix and its hex-encoded name. Its
 // middle segment is the version of the key format.
 const separator = "/v1/"
 
-// Stem is a validated key prefix: the part every key of one store
-// namespace starts with. Build one with [NewStem]; a Stem is then an
-// immutable value, safe to copy and to use from many goroutines at once.
-// Two Stems are equal (==) exactly when their prefixes are.
+// Stem is a validated key prefix, with or without a scope: the part
+// every key of one store namespace starts with. Build one with [NewStem]
+// or [NewScopedStem]; a Stem is then an immutable value, safe to copy
+// and to use from many goroutines at once. Two Stems are equal (==)
+// exactly when their prefixes and scope digests are.
 //
 // The zero Stem has no prefix. It makes no keys: [Stem.Key] and
 // [Stem.Keys] return an error wrapping [ErrInvalidPrefix], [Stem.Prefix]
 // returns "" and [Stem.KeyLen] returns 0.
 type Stem struct {
-	stem string // prefix + separator; "" for the zero Stem
+	stem   string // prefix [+ scope segment] + separator; "" for the zero Stem
+	scoped bool   // stem holds a scope segment
 }
 
 // NewStem validates prefix once against the prefix rules of the package
@@ -48,13 +59,50 @@ func NewStem(prefix string) (Stem, error) {
 	return Stem{stem: prefix + separator}, nil
 }
 
-// Prefix returns the prefix the Stem was built from, or "" for the zero
-// Stem.
+// NewScopedStem is [NewStem] under a scope: its keys are
+// prefix "/s1-" digest "/v1/" hex(name), where digest is the 32 hex
+// digits of scope's [Scope.Digest]. A bad prefix gives an error wrapping
+// [ErrInvalidPrefix], an invalid scope (the zero Scope among them) one
+// matching [ErrInvalidScope] that names the field.
+func NewScopedStem(prefix string, scope Scope) (Stem, error) {
+	if _, err := NewStem(prefix); err != nil {
+		return Stem{}, err
+	}
+	digest, err := scope.Digest()
+	if err != nil {
+		return Stem{}, err
+	}
+	return scopedStem(prefix, digest), nil
+}
+
+// scopedStem is the Stem of a valid prefix under a digest.
+func scopedStem(prefix string, digest ScopeDigest) Stem {
+	return Stem{stem: prefix + scopeMark + digest.String() + separator, scoped: true}
+}
+
+// Prefix returns the prefix the Stem was built from (without its scope
+// segment), or "" for the zero Stem.
 func (s Stem) Prefix() string {
-	if s.stem == "" {
+	switch {
+	case s.stem == "":
 		return ""
+	case s.scoped:
+		return s.stem[:len(s.stem)-scopeSegmentBytes-len(separator)]
 	}
 	return s.stem[:len(s.stem)-len(separator)]
+}
+
+// Scope returns the digest of the scope the Stem's keys are under, and
+// whether they are under one: false for a Stem of [NewStem], and for the
+// zero Stem.
+func (s Stem) Scope() (ScopeDigest, bool) {
+	if !s.scoped {
+		return ScopeDigest{}, false
+	}
+	var d ScopeDigest
+	seg := s.stem[len(s.stem)-len(separator)-2*ScopeDigestBytes : len(s.stem)-len(separator)]
+	_, _ = hex.Decode(d[:], []byte(seg)) // written by scopedStem
+	return d, true
 }
 
 // KeyLen returns the length in bytes of the key [Stem.Key] builds for a

@@ -110,8 +110,19 @@ func TestKeyLen(t *testing.T) {
 			t.Errorf("KeyLen(%d) = %d, want 0", n, got)
 		}
 	}
-	if got := mustStem(t, strings.Repeat("p", MaxPrefixBytes)).KeyLen(MaxNameBytes); got != MaxKeyBytes {
-		t.Errorf("longest key is %d bytes, MaxKeyBytes is %d", got, MaxKeyBytes)
+	if got := mustStem(t, strings.Repeat("p", MaxPrefixBytes)).KeyLen(MaxNameBytes); got != MaxKeyBytes-scopeSegmentBytes {
+		t.Errorf("longest unscoped key is %d bytes, want MaxKeyBytes (%d) less a scope segment", got, MaxKeyBytes)
+	}
+	scoped, err := NewScopedStem(strings.Repeat("p", MaxPrefixBytes), exampleScope())
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := scoped.Key(make([]byte, MaxNameBytes))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := scoped.KeyLen(MaxNameBytes); got != MaxKeyBytes || len(key) != MaxKeyBytes {
+		t.Errorf("longest scoped key is %d bytes (KeyLen %d), MaxKeyBytes is %d", len(key), got, MaxKeyBytes)
 	}
 }
 
