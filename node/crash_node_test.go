@@ -35,6 +35,7 @@ import (
 //
 //	hold-get NAME   (memdrv) hold, inside the store, every read of row NAME
 //	held            (memdrv) wait for a read to be held
+//	release         (memdrv) let the held reads go on, and stop holding
 //	open            wait for the driver to hold an operation whose access is open
 //
 // It shuts down when its stdin ends.
@@ -124,6 +125,9 @@ func runNode(socket, store string, in io.Reader, out io.Writer) error {
 			}
 		case f[0] == "held" && gate != nil:
 			err, said = gate.Held(wctx), "held"
+		case f[0] == "release" && gate != nil:
+			gate.Release()
+			said = "release"
 		case f[0] == "open" && opsOpen != nil:
 			tick := time.NewTicker(time.Millisecond) // the driver's count is polled: nothing signals it
 			for opsOpen() == 0 && err == nil {
