@@ -2,12 +2,15 @@ package nodeclient
 
 import (
 	"context"
+	"encoding"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kvshare/kvshare/nodewire"
 )
@@ -22,6 +25,14 @@ type Options struct {
 	// Engine names the engine in the node's logs and counters: 1 to
 	// nodewire.MaxEngineName bytes. Required.
 	Engine string
+	// Scope is the scope every key of the session is made under: the
+	// hello carries its canonical text (MarshalText; module keys'
+	// Scope is one). Engines attached under equal scopes share blocks;
+	// under scopes that differ in any field they never meet on a key.
+	// nil: no scope (the node's prefix alone), which a node may refuse
+	// (nodewire.ErrScope). One session has one scope: an engine serving
+	// several tenants or models dials once per scope.
+	Scope encoding.TextMarshaler
 	// MaxFrame caps the body of a frame the client reads from the node;
 	// 0 means DefaultMaxFrame. A larger frame ends the connection.
 	MaxFrame uint32
@@ -77,11 +88,16 @@ type replyTo interface {
 // Dial connects to the node listening at socketPath, says hello and
 // waits within ctx for the node's welcome. A node that refuses the hello
 // answers with a *nodewire.RefusedError (nodewire.ErrNotAllowed,
-// nodewire.ErrVersion, …); a node that speaks another version, with an
-// error wrapping nodewire.ErrVersion.
+// nodewire.ErrVersion, nodewire.ErrBadScope, nodewire.ErrScope,
+// nodewire.ErrTenantNotAllowed, …); a node that speaks another version,
+// with an error wrapping nodewire.ErrVersion.
 func Dial(ctx context.Context, socketPath string, o Options) (*Client, error) {
 	if n := len(o.Engine); n == 0 || n > nodewire.MaxEngineName {
 		return nil, fmt.Errorf("%w: Options.Engine is %d bytes, want 1 to %d", nodewire.ErrProtocol, n, nodewire.MaxEngineName)
+	}
+	scope, err := scopeText(o.Scope)
+	if err != nil {
+		return nil, err
 	}
 	var d net.Dialer
 	raw, err := d.DialContext(ctx, "unix", socketPath)
@@ -111,7 +127,7 @@ func Dial(ctx context.Context, socketPath string, o Options) (*Client, error) {
 	c.out = newOutbox()
 	go c.write()
 	go c.read()
-	m, err := c.call(ctx, &nodewire.Hello{Version: nodewire.Version, Engine: o.Engine}, -1, nil, nodewire.TypeWelcome)
+	m, err := c.call(ctx, &nodewire.Hello{Version: nodewire.Version, Engine: o.Engine, Scope: scope}, -1, nil, nodewire.TypeWelcome)
 	if err != nil {
 		c.shut(fmt.Errorf("%w: the hello was not answered: %w", ErrClosed, err))
 		return nil, fmt.Errorf("kvshare/nodeclient: hello to %s: %w", socketPath, err)
@@ -130,6 +146,27 @@ func Dial(ctx context.Context, socketPath string, o Options) (*Client, error) {
 		c.log.Info("kvshare/nodeclient: the node's exit cannot be proven: memory lent to it is kept for good if the connection ends", "socket", socketPath, "why", wt.via)
 	}
 	return c, nil
+}
+
+// scopeText is the hello's scope: the canonical text of o.Scope, or ""
+// for none; one that cannot travel in the hello's str is refused with
+// nodewire.ErrBadScope before anything is sent.
+func scopeText(m encoding.TextMarshaler) (string, error) {
+	if m == nil {
+		return "", nil
+	}
+	text, err := m.MarshalText()
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("%w: Options.Scope: %w", nodewire.ErrBadScope, err)
+	case len(text) == 0:
+		return "", fmt.Errorf("%w: Options.Scope encodes to nothing: leave it nil for no scope", nodewire.ErrBadScope)
+	case len(text) > math.MaxUint16:
+		return "", fmt.Errorf("%w: Options.Scope is %d bytes, the hello carries at most %d", nodewire.ErrBadScope, len(text), math.MaxUint16)
+	case !utf8.Valid(text):
+		return "", fmt.Errorf("%w: Options.Scope is not UTF-8", nodewire.ErrBadScope)
+	}
+	return string(text), nil
 }
 
 // Welcome returns the node's welcome: its version, pid and limits.

@@ -1,6 +1,7 @@
 package nodeclient_test
 
 import (
+	"encoding"
 	"errors"
 	"strings"
 	"testing"
@@ -42,6 +43,7 @@ func TestDialRefusals(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		engine  string
+		scope   encoding.TextMarshaler
 		answer  func(s *fakeSession, f got)
 		want    error
 		field   string
@@ -61,6 +63,18 @@ func TestDialRefusals(t *testing.T) {
 				w.Version = 2
 				s.reply(f.h.Request, &w)
 			}},
+		{name: "bad scope", engine: "e", scope: scopeText("kvscope1;junk"), want: nodewire.ErrBadScope, field: "hello.scope.model", dialled: true,
+			answer: func(s *fakeSession, f got) {
+				s.reply(f.h.Request, &nodewire.Refused{Code: nodewire.CodeBadScope, Field: "hello.scope.model", Message: "at offset 9: not a length"})
+			}},
+		{name: "tenant not allowed", engine: "e", scope: scopeText("kvscope1;acme"), want: nodewire.ErrTenantNotAllowed, field: "hello.scope.tenant", dialled: true,
+			answer: func(s *fakeSession, f got) {
+				s.reply(f.h.Request, &nodewire.Refused{Code: nodewire.CodeTenantNotAllowed, Field: "hello.scope.tenant", Message: `tenant "acme"`})
+			}},
+		{name: "a scope that does not encode", engine: "e", scope: failingScope{}, want: nodewire.ErrBadScope},
+		{name: "a scope that encodes to nothing", engine: "e", scope: scopeText(""), want: nodewire.ErrBadScope},
+		{name: "a scope not UTF-8", engine: "e", scope: scopeText("\xc3\x28"), want: nodewire.ErrBadScope},
+		{name: "a scope longer than a str", engine: "e", scope: scopeText(strings.Repeat("s", 1<<16)), want: nodewire.ErrBadScope},
 		{name: "empty engine", engine: "", want: nodewire.ErrProtocol},
 		{name: "engine too long", engine: strings.Repeat("e", nodewire.MaxEngineName+1), want: nodewire.ErrProtocol},
 	} {
@@ -74,7 +88,7 @@ func TestDialRefusals(t *testing.T) {
 				return true
 			})
 			ctx := bounded(t)
-			c, err := nodeclient.Dial(ctx, n.path, nodeclient.Options{Engine: tc.engine})
+			c, err := nodeclient.Dial(ctx, n.path, nodeclient.Options{Engine: tc.engine, Scope: tc.scope})
 			require.Error(t, err)
 			assert.Nil(t, c)
 			assert.ErrorIs(t, err, tc.want)
@@ -84,6 +98,39 @@ func TestDialRefusals(t *testing.T) {
 				assert.Equal(t, tc.field, r.Field)
 			}
 			assert.Equal(t, tc.dialled, len(n.sessions) == 1, "a session reached the node")
+		})
+	}
+}
+
+// scopeText is a scope as its canonical text, already encoded.
+type scopeText string
+
+func (s scopeText) MarshalText() ([]byte, error) { return []byte(s), nil }
+
+// failingScope is a scope that does not validate.
+type failingScope struct{}
+
+func (failingScope) MarshalText() ([]byte, error) { return nil, errors.New("model: required") }
+
+// The hello carries the scope's canonical text as it is, and no scope
+// as an empty str.
+func TestDialSaysTheScope(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		scope encoding.TextMarshaler
+		want  string
+	}{
+		{"scoped", scopeText("kvscope1;5:llama,"), "kvscope1;5:llama,"},
+		{"no scope", nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := startFakeNode(t)
+			ctx := bounded(t)
+			c, err := nodeclient.Dial(ctx, n.path, nodeclient.Options{Engine: "vllm-0", Scope: tc.scope})
+			require.NoError(t, err)
+			hello := n.session(ctx).next(ctx, nodewire.TypeHello).m.(*nodewire.Hello)
+			assert.Equal(t, tc.want, hello.Scope)
+			require.NoError(t, c.Close(ctx))
 		})
 	}
 }

@@ -4,7 +4,12 @@ import "errors"
 
 // The client's own errors. What the node refuses comes back as a
 // *nodewire.RefusedError, matched with errors.Is against nodewire's
-// sentinels (nodewire.ErrLimit, nodewire.ErrOutOfRange, …); a view or
+// sentinels (nodewire.ErrLimit, nodewire.ErrOutOfRange, …; of scopes and
+// tenants: nodewire.ErrBadScope, a scope that does not parse, naming the
+// field; nodewire.ErrScope, no scope where the node requires one;
+// nodewire.ErrTenantNotAllowed, a tenant the peer may not declare, at
+// Dial; nodewire.ErrTenantLimit, a lend, publish or fetch over a limit
+// of the session's tenant, the limit and the tenant named); a view or
 // geometry the client refuses before sending anything wraps the same
 // sentinel the node would have answered with (and, for a view,
 // contract.ErrInvalidSubmission too).

@@ -10,7 +10,8 @@ import (
 // number and meaning in every version. 0 is no code.
 type Code uint16
 
-// The error codes of version 1.
+// The error codes of version 1 (15 to 17 came with scopes: see
+// PROTOCOL.md §11).
 const (
 	// CodeProtocol: a malformed or truncated frame, a flag set, an unknown
 	// type, a request id 0, an fd where none is allowed, bytes left over.
@@ -36,7 +37,9 @@ const (
 	CodeBusy Code = 9
 	// CodeShuttingDown: the node is shutting down and takes no new work.
 	CodeShuttingDown Code = 10
-	// CodeScopeUnsupported: the hello's scope is not empty.
+	// CodeScopeUnsupported: the node serves no session under the hello's
+	// scope: an empty one where the node requires a scope (before scopes
+	// had a meaning: any scope at all).
 	CodeScopeUnsupported Code = 11
 	// CodeDeadline: the attempt's deadline passed before its outcome was
 	// known; the outcome was forced.
@@ -45,6 +48,16 @@ const (
 	CodeStore Code = 13
 	// CodeSlowReader: the engine stopped reading its replies.
 	CodeSlowReader Code = 14
+	// CodeBadScope: the hello's scope is not a scope's canonical
+	// encoding, or a field of it is invalid (the refusal names it).
+	CodeBadScope Code = 15
+	// CodeTenantNotAllowed: the hello's scope names a tenant the peer's
+	// credentials may not declare, by the node's configuration.
+	CodeTenantNotAllowed Code = 16
+	// CodeTenantLimit: the request would take its tenant over one of the
+	// tenant's limits (lent bytes, bytes in flight, attempts in flight);
+	// the refusal names the limit and the tenant.
+	CodeTenantLimit Code = 17
 )
 
 // The sentinel of each code: every error this package returns, and every
@@ -64,6 +77,11 @@ var (
 	ErrDeadline     = errors.New("nodewire: deadline passed")
 	ErrStore        = errors.New("nodewire: store failed")
 	ErrSlowReader   = errors.New("nodewire: slow reader")
+	ErrBadScope     = errors.New("nodewire: bad scope")
+	// ErrTenantNotAllowed: the peer may not declare the scope's tenant.
+	ErrTenantNotAllowed = errors.New("nodewire: tenant not allowed")
+	// ErrTenantLimit: a tenant's limit refused the request.
+	ErrTenantLimit = errors.New("nodewire: tenant limit exceeded")
 	// ErrUnknownCode matches a code this version does not define (one a
 	// later node may send): treat it as a failure of unknown kind.
 	ErrUnknownCode = errors.New("nodewire: unknown error code")
@@ -89,9 +107,12 @@ var codes = [...]codeInfo{
 	CodeDeadline:         {"deadline", ErrDeadline},
 	CodeStore:            {"store", ErrStore},
 	CodeSlowReader:       {"slow-reader", ErrSlowReader},
+	CodeBadScope:         {"bad-scope", ErrBadScope},
+	CodeTenantNotAllowed: {"tenant-not-allowed", ErrTenantNotAllowed},
+	CodeTenantLimit:      {"tenant-limit", ErrTenantLimit},
 }
 
-// Known reports whether version 1 defines c.
+// Known reports whether this package defines c.
 func (c Code) Known() bool { return c > 0 && int(c) < len(codes) }
 
 // String returns the code's name in lower case ("bad-lend"), "none" for

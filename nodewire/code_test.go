@@ -24,16 +24,18 @@ func TestCodes(t *testing.T) {
 		assert.Equal(t, c, CodeOf(&RefusedError{Code: c}))
 		assert.Equal(t, c, CodeOf(fmt.Errorf("wrapped: %w", &FrameError{Code: c, Field: "f", Reason: "r"})))
 	}
-	assert.Len(t, sentinels, 14, "version 1 defines codes 1 to 14")
+	assert.Len(t, sentinels, 17, "version 1 defines codes 1 to 17")
 	assert.Equal(t, ErrProtocol, CodeProtocol.Err())
 	assert.Equal(t, ErrSlowReader, CodeSlowReader.Err())
 	assert.Equal(t, "bad-lend", CodeBadLend.String())
+	assert.Equal(t, "tenant-not-allowed", CodeTenantNotAllowed.String())
+	assert.Equal(t, ErrTenantLimit, CodeTenantLimit.Err())
 
 	assert.Nil(t, Code(0).Err())
 	assert.Equal(t, "none", Code(0).String())
-	assert.Equal(t, ErrUnknownCode, Code(15).Err())
-	assert.Equal(t, "code 15", Code(15).String())
-	assert.False(t, Code(15).Known())
+	assert.Equal(t, ErrUnknownCode, Code(18).Err())
+	assert.Equal(t, "code 18", Code(18).String())
+	assert.False(t, Code(18).Known())
 	assert.Zero(t, CodeOf(nil))
 	assert.Zero(t, CodeOf(errors.New("elsewhere")))
 }

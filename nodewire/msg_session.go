@@ -10,8 +10,12 @@ type Hello struct {
 	// Engine names the engine, for the node's logs and counters: 1 to
 	// [MaxEngineName] bytes of UTF-8.
 	Engine string
-	// Scope is reserved: it must be empty in version 1 (a node refuses
-	// any other with CodeScopeUnsupported).
+	// Scope is the canonical text encoding of the scope every key of
+	// the session is made under (module keys: Scope.MarshalText), or
+	// empty for none. The node parses it: one it cannot is refused with
+	// CodeBadScope, a tenant the peer may not declare with
+	// CodeTenantNotAllowed, an empty one where the node requires a scope
+	// with CodeScopeUnsupported.
 	Scope string
 }
 

@@ -112,6 +112,10 @@ func goodVectors() []goodVector {
 		{"node-goodbye", 0, &NodeGoodbye{Code: CodeShuttingDown, Reason: "node shutting down", HeldBytes: 4096, HeldLends: 1}},
 		{"refused", 2, &Refused{Code: CodeBadLend, Field: "lend.fd", Message: "not sealed against shrinking"}},
 		{"refused-unknown-code", 2, &Refused{Code: 999, Field: "", Message: "from a later node"}},
+		{"hello-scoped", 1, &Hello{Version: 1, Engine: "vllm-0", Scope: "kvscope1;32:meta-llama/Llama-3.1-8B-Instruct,7:0e9e39f,0:,4:fp16,0:,2:16,1:8,3:128,1:0,2:32,1:0,1:1,1:0,1:1,11:sha256-cbor,0:,4:acme,"}},
+		{"refused-bad-scope", 1, &Refused{Code: CodeBadScope, Field: "hello.scope.kv_dtype", Message: "keys: invalid scope: kv_dtype: required"}},
+		{"refused-tenant-not-allowed", 1, &Refused{Code: CodeTenantNotAllowed, Field: "hello.scope.tenant", Message: `tenant "acme": the peer (uid 1001, gid 1001) may not declare it by the node's configuration`}},
+		{"refused-tenant-limit", 2, &Refused{Code: CodeTenantLimit, Field: "tenant.lent_bytes", Message: `tenant "acme": 4096 bytes lent and 4096 more asked, over its limit of 4096`}},
 		{"request-id-max", 0xffff_ffff_ffff_ffff, &Return{Lend: 0xffff_ffff}},
 		{"utf8-text", 13, &ClientGoodbye{Reason: "arrêt — 停止"}},
 	}
