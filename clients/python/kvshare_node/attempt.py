@@ -77,7 +77,8 @@ class Attempt:
         self._accepted = False
         self._refused: NodeError | None = None
         self._outcome: Outcome | None = None
-        self._lost: NodeLostError | None = None
+        self._lost: NodeLostError | None = None  # the outcome never came
+        self._cut: NodeLostError | None = None  # the connection ended before quiescence
         self._quiesced = False
         self._cancelled = False
 
@@ -106,6 +107,7 @@ class Attempt:
         raise ProtocolError(wire.TYPE_NAMES[wire.type_of(m)], f"out of turn for {self}")
 
     def _lose(self, err: NodeLostError, exited: bool) -> None:
+        self._cut = err
         if self._outcome is None and self._refused is None:
             self._lost = err
             self._outcome = Outcome(bytes(self.rows))  # every row pending
@@ -160,12 +162,12 @@ class Attempt:
         node's fate is unknown; see :meth:`Client.wait_node_exit`).
         """
         c = self._client
-        if not c._wait(lambda: self._quiesced or self._lost is not None, _deadline(timeout)):
+        if not c._wait(lambda: self._quiesced or self._cut is not None, _deadline(timeout)):
             raise TimeoutError(f"{self}: not quiesced within {timeout} s")
         if not self._quiesced:
             c.evidence()  # the exit proven now quiesces every attempt cut off
-        if not self._quiesced and self._lost is not None:
-            raise self._lost
+        if not self._quiesced and self._cut is not None:
+            raise self._cut
 
     def cancel(self) -> None:
         """Ask the node to stop the attempt (advisory; never waits for it).
