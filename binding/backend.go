@@ -20,7 +20,7 @@ const DefaultSlowCall = 60 * time.Second
 // Config is what [New] and [Open] build a backend from. The zero value
 // is usable: every store key starts with storeconfig.DefaultKeyPrefix, no
 // cap of the backend's own, the default logger and slow-call log.
-// [FromBlob] makes one from a store file's [blob] section.
+// [FromBlob] makes one from a store file's [blob] and [scope] sections.
 type Config struct {
 	// KeyPrefix starts every store key; keys.NewStem checks it. Empty
 	// means storeconfig.DefaultKeyPrefix ("kvshare").
@@ -158,11 +158,12 @@ func (b *Backend) Driver() contract.Driver { return b.drv }
 // take keys, need to name a row, e.g. driver.FailReads(b.Key(name)).
 func (b *Backend) Key(name []byte) (string, error) { return b.stem.Key(name) }
 
-// FromBlob is the Config a store file's [blob] section asks for: its key
-// prefix (the default when it leaves it out) and its caps. The other
-// fields are left for the caller to set.
+// FromBlob is the Config a store file's [blob] and [scope] sections ask
+// for: its key prefix (the default when it leaves it out), its caps and
+// its scope (none when it has no [scope]). The other fields are left for
+// the caller to set.
 func FromBlob(b storeconfig.Blob) Config {
-	return Config{KeyPrefix: b.WithDefaults().KeyPrefix, MaxRowsPerCall: b.RowsPerCall, MaxBytesPerCall: b.BytesPerCall}
+	return Config{KeyPrefix: b.WithDefaults().KeyPrefix, Scope: b.Scope, MaxRowsPerCall: b.RowsPerCall, MaxBytesPerCall: b.BytesPerCall}
 }
 
 // New builds a backend over r. The backend owns r from now on: it

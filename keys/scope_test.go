@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/hex"
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -258,5 +260,56 @@ func TestScopedStem(t *testing.T) {
 	}
 	if allocs := testing.AllocsPerRun(100, func() { _, _ = stem.Key(names[1]) }); allocs != 1 {
 		t.Fatalf("Key under a scope makes %v allocations, want 1", allocs)
+	}
+}
+
+func TestScopeFromFields(t *testing.T) {
+	want := exampleScope()
+	fields := map[string]string{}
+	for _, f := range scopeFields {
+		fields[f.name] = f.String(&want)
+		if ScopeFieldIsNumber(f.name) != (f.num != nil) {
+			t.Errorf("ScopeFieldIsNumber(%q) = %v", f.name, !(f.num != nil))
+		}
+	}
+	if ScopeFieldIsNumber("nope") {
+		t.Error("ScopeFieldIsNumber of an unknown name")
+	}
+	got, err := ScopeFromFields(fields)
+	if err != nil || got != want {
+		t.Fatalf("ScopeFromFields = %+v, %v; want %+v", got, err, want)
+	}
+	with := func(edit map[string]string, drop ...string) map[string]string {
+		m := maps.Clone(fields)
+		maps.Copy(m, edit)
+		for _, d := range drop {
+			delete(m, d)
+		}
+		return m
+	}
+	tests := []struct {
+		name   string
+		fields map[string]string
+		faults []string
+	}{
+		{"unknown name", with(map[string]string{"kv_type": "fp16"}), []string{"kv_type"}},
+		{"number not decimal", with(map[string]string{"kv_heads": "0x8"}), []string{"kv_heads"}},
+		{"number leading zero", with(map[string]string{"head_dim": "0128"}), []string{"head_dim"}},
+		{"number over 32 bits", with(map[string]string{"layers": "4294967296"}), []string{"layers"}},
+		{"number negative", with(map[string]string{"tp_rank": "-1"}), []string{"tp_rank"}},
+		{"required left out", with(nil, "model", "tp_size"), []string{"model", "tp_size"}},
+		{"bad number and a rule", with(map[string]string{"kv_heads": "x", "kv_dtype": ""}), []string{"kv_heads", "kv_dtype"}},
+		{"no fields", map[string]string{}, scopeFaults(Scope{}.Validate())},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := ScopeFromFields(tt.fields)
+			if !errors.Is(err, ErrInvalidScope) || s != (Scope{}) {
+				t.Fatalf("ScopeFromFields = %+v, %v; want a refusal", s, err)
+			}
+			if got := scopeFaults(err); !slices.Equal(got, tt.faults) {
+				t.Fatalf("faults %q, want %q (%v)", got, tt.faults, err)
+			}
+		})
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"os"
 	"slices"
-	"strconv"
 	"testing"
 )
 
@@ -40,27 +39,15 @@ type vectorKey struct {
 	Key     string `json:"key"`
 }
 
-// scopeOf builds the Scope a vector's fields name, every field required.
+// scopeOf builds the Scope a vector's fields name, every field given.
 func scopeOf(t *testing.T, fields map[string]string) Scope {
 	t.Helper()
-	var s Scope
 	if len(fields) != len(scopeFields) {
 		t.Fatalf("vector has %d fields, a scope %d", len(fields), len(scopeFields))
 	}
-	for _, f := range scopeFields {
-		v, ok := fields[f.name]
-		if !ok {
-			t.Fatalf("vector lacks field %s", f.name)
-		}
-		if f.text != nil {
-			*f.text(&s) = v
-			continue
-		}
-		n, err := strconv.ParseUint(v, 10, 32)
-		if err != nil {
-			t.Fatalf("vector field %s: %v", f.name, err)
-		}
-		*f.num(&s) = uint32(n)
+	s, err := ScopeFromFields(fields)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return s
 }

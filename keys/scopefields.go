@@ -1,6 +1,12 @@
 package keys
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+)
 
 // scopeField is one field of a Scope, in the canonical order: its name
 // (the store file's and the errors'), and either its text or its number.
@@ -62,4 +68,71 @@ func (f scopeField) String(s *Scope) string {
 		return *f.text(s)
 	}
 	return fmt.Sprint(*f.num(s))
+}
+
+// ScopeFieldIsNumber reports whether the field of that name (one of
+// [ScopeFieldNames]) is a number; the others are text.
+func ScopeFieldIsNumber(name string) bool {
+	for _, f := range scopeFields {
+		if f.name == name {
+			return f.num != nil
+		}
+	}
+	return false
+}
+
+// ScopeFromFields builds a Scope from its fields by name (as
+// [ScopeFieldNames] spells them), numbers written in decimal, and
+// validates it. A name left out reads as "" or 0. An unknown name, a
+// number that is not decimal digits without a leading zero up to
+// 2³²-1, and every rule [Scope.Validate] finds broken are refused
+// together, each a [*ScopeError] naming the field; the Scope is then
+// the zero Scope.
+func ScopeFromFields(fields map[string]string) (Scope, error) {
+	var s Scope
+	var errs []error
+	known := 0
+	for _, f := range scopeFields {
+		v, ok := fields[f.name]
+		if !ok {
+			continue
+		}
+		known++
+		if f.text != nil {
+			*f.text(&s) = v
+			continue
+		}
+		if reason := decimalFault(v); reason != "" {
+			errs = append(errs, &ScopeError{Field: f.name, Reason: reason})
+			continue
+		}
+		n, _ := strconv.ParseUint(v, 10, 32)
+		*f.num(&s) = uint32(n)
+	}
+	if known != len(fields) {
+		for _, name := range slices.Sorted(maps.Keys(fields)) {
+			if !slices.Contains(ScopeFieldNames(), name) {
+				errs = append(errs, &ScopeError{Field: name, Reason: "not a field of a scope"})
+			}
+		}
+	}
+	if len(errs) == 0 {
+		if err := s.Validate(); err != nil {
+			return Scope{}, err
+		}
+		return s, nil
+	}
+	// The fields refused already read as "" or 0: their rules add nothing.
+	refused := map[string]bool{}
+	for _, e := range errs {
+		refused[e.(*ScopeError).Field] = true
+	}
+	if err := s.Validate(); err != nil {
+		for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+			if !refused[e.(*ScopeError).Field] {
+				errs = append(errs, e)
+			}
+		}
+	}
+	return Scope{}, errors.Join(errs...)
 }

@@ -21,6 +21,10 @@ type Blob struct {
 	// BytesPerCall (bytes_per_call) caps the bytes of one driver call; 0
 	// means no cap of the backend's own.
 	BytesPerCall int64
+	// Scope is the file's [scope] section: the scope every key is made
+	// under (binding.Config.Scope); the zero Scope, a file without the
+	// section, makes unscoped keys.
+	Scope keys.Scope
 }
 
 // The keys of the [blob] section, as a file spells them.
@@ -50,8 +54,10 @@ func (b Blob) WithDefaults() Blob {
 }
 
 // Validate checks b's values: a key prefix keys.NewStem accepts (empty
-// is DefaultKeyPrefix), rows_per_call from 0 to MaxRowsPerCall and
-// bytes_per_call from 0 to MaxBytesPerCall. Each refusal is
+// is DefaultKeyPrefix), rows_per_call from 0 to MaxRowsPerCall,
+// bytes_per_call from 0 to MaxBytesPerCall, and a Scope that is zero or
+// valid (keys.Scope.Validate: each field broken is refused in section
+// [scope], under its key). Each refusal is
 // an [*Error] naming the section and key (file: the file, or "" for a
 // Blob built in code); several are joined.
 func (b Blob) Validate(file string) error { return b.Check(file).Err() }
@@ -64,5 +70,8 @@ func (b Blob) Check(file string) Findings {
 	}
 	errs.InRange(file, BlobSection, KeyRowsPerCall, int64(b.RowsPerCall), 0, MaxRowsPerCall)
 	errs.InRange(file, BlobSection, KeyBytesPerCall, b.BytesPerCall, 0, MaxBytesPerCall)
+	if !b.Scope.IsZero() {
+		errs = append(errs, ScopeFindings(file, b.Scope.Validate())...)
+	}
 	return errs
 }

@@ -24,6 +24,7 @@ type File struct {
 	refused  map[string]bool // "section" or "section.key" already refused
 	memory   bool            // [memory] was decoded (Memory)
 	node     bool            // [node] was decoded (Node)
+	scope    bool            // [scope] was decoded (Scope)
 }
 
 // Read reads and parses the store file at path; see [Parse].
@@ -55,7 +56,7 @@ func Parse(name string, data []byte, sections map[string][]string) *File {
 
 func known(sections map[string][]string) map[string][]string {
 	k := map[string][]string{storeconfig.BlobSection: storeconfig.BlobKeys, storeconfig.MemorySection: storeconfig.MemoryKeys,
-		storeconfig.NodeSection: storeconfig.NodeKeys}
+		storeconfig.NodeSection: storeconfig.NodeKeys, storeconfig.ScopeSection: storeconfig.ScopeKeys}
 	for s, keys := range sections {
 		k[s] = keys
 	}
@@ -105,9 +106,10 @@ func (f *File) Add(e *storeconfig.Error) {
 
 // Blob decodes the [blob] section, with the defaults for keys left out
 // (KeyPrefix stays empty when left out: storeconfig.Blob.WithDefaults
-// fills it), and checks its values.
+// fills it), and the [scope] section ([File.Scope]) into its Scope, and
+// checks their values.
 func (f *File) Blob() storeconfig.Blob {
-	var b storeconfig.Blob
+	b := storeconfig.Blob{Scope: f.Scope()}
 	if s := f.Section(storeconfig.BlobSection); s != nil {
 		b.KeyPrefix, _ = s.String(storeconfig.KeyKeyPrefix, "")
 		b.RowsPerCall = int(s.Int(storeconfig.KeyRowsPerCall, 0))
@@ -163,8 +165,8 @@ func quoted(ss []string) []string {
 }
 
 // Finish refuses every unknown section and key and every key spelled in
-// another case than a known one, checks a [memory] or [node] section no
-// reader decoded (every reader knows them), and returns all the file's refusals:
+// another case than a known one, checks a [memory], [node] or [scope]
+// section no reader decoded (every reader knows them), and returns all the file's refusals:
 // nil, one [*storeconfig.Error], or all of them joined.
 func (f *File) Finish() error {
 	if !f.memory && f.Has(storeconfig.MemorySection) {
@@ -172,6 +174,9 @@ func (f *File) Finish() error {
 	}
 	if !f.node && f.Has(storeconfig.NodeSection) {
 		f.Node()
+	}
+	if !f.scope && f.Has(storeconfig.ScopeSection) {
+		f.Scope()
 	}
 	if f.parsed {
 		for _, k := range f.md.Keys() {

@@ -81,7 +81,7 @@ func TestRefusalsNameSectionAndKey(t *testing.T) {
 		{"a negative", "[store]\npool = -1\n", "store", "pool", "must not be negative, got -1"},
 		{"an unknown key", "[store]\nport = 1\n", "store", "port", "unknown key (known: addr, tags, pool, tls)"},
 		{"a key in another case", "[store]\nAddr = \"x\"\n", "store", "Addr", "unknown key"},
-		{"an unknown section", "[mooncake]\nmaster = \"x\"\n", "mooncake", "", "unknown section (known: [blob], [memory], [node], [store])"},
+		{"an unknown section", "[mooncake]\nmaster = \"x\"\n", "mooncake", "", "unknown section (known: [blob], [memory], [node], [scope], [store])"},
 		{"a key outside every section", "addr = \"x\"\n", "", "addr", "unknown key"},
 		{"a section that is no table", "store = 3\n", "store", "", "must be a table, got an integer"},
 		{"an array of tables", "[[store]]\naddr = \"x\"\n", "store", "", "must be a table, got an array of tables"},
@@ -144,6 +144,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("[store.pool]\nn = 1\n[[store]]\n")
 	f.Add("a = 1\n[blob]\nrows_per_call = -1\n")
 	f.Add("[memory]\ncapacity = 1048576\nchunk_bytes = 4096\nhuge_pages = \"2MiB\"\nlock = true\nworkers = 3\n")
+	f.Add("[scope]\nmodel = \"m\"\ntp_rank = 2\nkv_heads = -1\nlayers = \"x\"\n")
 	f.Add("[memory]\ncapacity = -1\nchunk_bytes = 100\nhuge_pages = \"\"\nworkers = 0\n")
 	f.Fuzz(func(t *testing.T, data string) {
 		_, _, err := decode(data)
