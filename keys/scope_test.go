@@ -279,6 +279,9 @@ func TestScopeFromFields(t *testing.T) {
 	if err != nil || got != want {
 		t.Fatalf("ScopeFromFields = %+v, %v; want %+v", got, err, want)
 	}
+	if !maps.Equal(want.Fields(), fields) {
+		t.Fatalf("Fields() = %v, want %v", want.Fields(), fields)
+	}
 	with := func(edit map[string]string, drop ...string) map[string]string {
 		m := maps.Clone(fields)
 		maps.Copy(m, edit)

@@ -136,3 +136,13 @@ func ScopeFromFields(fields map[string]string) (Scope, error) {
 	}
 	return Scope{}, errors.Join(errs...)
 }
+
+// Fields returns every field of s by name, numbers in decimal: what
+// [ScopeFromFields] builds s from again.
+func (s Scope) Fields() map[string]string {
+	m := make(map[string]string, len(scopeFields))
+	for _, f := range scopeFields {
+		m[f.name] = f.String(&s)
+	}
+	return m
+}

@@ -5,6 +5,7 @@
 //	kvshare bench [flags]              the benchmark: kvshare against floors measured in the same run
 //	kvshare soak [flags]               random traffic for a while, every promise checked
 //	kvshare node [flags]               serve the node: engines in other processes attach over a Unix socket
+//	kvshare key [flags] NAME...        print the store key of each name under a scope
 //
 // Run `kvshare <command> -h` for a command's flags.
 package main
@@ -41,6 +42,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return soakCmd(ctx, args[1:], stdout, stderr)
 	case "node":
 		return nodeCmd(ctx, args[1:], stdout, stderr)
+	case "key":
+		return keyCmd(args[1:], stdout, stderr)
 	case engineCommand: // an engine process of `roundtrip --node`, not listed
 		return engineCmd(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
@@ -70,6 +73,8 @@ commands:
   node        serve the kvshare node until SIGINT or SIGTERM: engines in other
               processes attach over a Unix socket (--socket), lend memory and
               move rows through the embedded store (--capacity) or a store file
+  key         print the store key of each name under a scope (its fields as
+              flags, or a store file's [scope]); --unscoped: without one
 
 the store (roundtrip, bench, soak; doctor takes --store or --redis-server):
   (none)                     the embedded in-memory store
