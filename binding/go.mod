@@ -14,6 +14,7 @@ require (
 require golang.org/x/sys v0.48.0 // indirect
 
 require (
+	github.com/kvshare/kvshare/drivekit v0.3.0 // indirect
 	github.com/kvshare/kvshare/hostmem v0.3.0
 	github.com/kvshare/kvshare/patience v0.3.0
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
@@ -32,3 +33,5 @@ replace github.com/kvshare/kvshare/storeconfig => ../storeconfig
 replace github.com/kvshare/kvshare/hostmem => ../hostmem
 
 replace github.com/kvshare/kvshare/patience => ../patience
+
+replace github.com/kvshare/kvshare/drivekit => ../drivekit

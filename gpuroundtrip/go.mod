@@ -22,6 +22,7 @@ require (
 require (
 	github.com/BurntSushi/toml v1.6.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
+	github.com/kvshare/kvshare/drivekit v0.3.0 // indirect
 	github.com/kvshare/kvshare/hostmem v0.3.0
 	github.com/kvshare/kvshare/mooncakesdk v0.3.0 // indirect
 	github.com/kvshare/kvshare/rowbatch v0.3.0 // indirect
@@ -51,3 +52,5 @@ replace github.com/kvshare/kvshare/hostmem => ../hostmem
 replace github.com/kvshare/kvshare/loopback => ../loopback
 
 replace github.com/kvshare/kvshare/patience => ../patience
+
+replace github.com/kvshare/kvshare/drivekit => ../drivekit

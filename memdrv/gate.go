@@ -61,28 +61,30 @@ func (g *Gate) Release() {
 func (g *Gate) Holding(key string) bool {
 	d := g.d
 	d.mu.Lock()
-	defer d.mu.Unlock()
+	open, blocked, atGates := g.open, g.blocked[key] > 0, d.scene.atGates
+	d.mu.Unlock()
 	switch {
-	case g.open:
+	case open:
 		return false
-	case g.blocked[key] > 0:
+	case blocked:
 		return true
 	}
-	return d.running >= d.workers && d.scene.atGates >= d.running && d.queuedLocked(key)
+	running, limit, waiting := d.Workers(key)
+	return running >= limit && atGates >= running && waiting
 }
 
-// pass blocks a row of op, under key, at the gate until Release. It
-// reports false when the row must end Cancelled instead: op was
-// cancelled while the row waited and the driver does not complete rows
-// after a cancel.
-func (g *Gate) pass(op *operation, key string) bool {
+// pass blocks a row, under key, at the gate until Release. It reports
+// false when the row must end Cancelled instead: its operation was
+// cancelled (cancelled closed) while the row waited and the driver does
+// not complete rows after a cancel.
+func (g *Gate) pass(cancelled <-chan struct{}, key string) bool {
 	g.arrive(key)
 	defer g.leave(key)
 	g.arriveOnce.Do(func() { close(g.arrived) })
 	select {
 	case <-g.released:
 		return true
-	case <-op.cancelled:
+	case <-cancelled:
 	}
 	g.d.mu.Lock()
 	stop := g.d.scene.cancelHeld

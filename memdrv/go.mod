@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/kvshare/kvshare/contract v0.3.0
+	github.com/kvshare/kvshare/drivekit v0.3.0
 	github.com/kvshare/kvshare/keys v0.3.0
 	github.com/kvshare/kvshare/rowbatch v0.3.0
 	github.com/stretchr/testify v1.12.1
@@ -18,6 +19,7 @@ require (
 
 replace (
 	github.com/kvshare/kvshare/contract => ../contract
+	github.com/kvshare/kvshare/drivekit => ../drivekit
 	github.com/kvshare/kvshare/keys => ../keys
 	github.com/kvshare/kvshare/rowbatch => ../rowbatch
 )

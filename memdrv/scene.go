@@ -2,9 +2,9 @@ package memdrv
 
 import (
 	"slices"
-	"sync"
 
 	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/drivekit"
 )
 
 // scene is the state of the scenario hooks, guarded by the driver's lock.
@@ -15,14 +15,10 @@ type scene struct {
 	crash          [3]bool    // by Direction
 	failReads      map[string]struct{}
 	unprovableGets map[string]struct{}
-	paused         int
 	cancelHeld     bool  // CompleteAfterCancel(false)
 	failRegister   error // staged by FailNextRegister
 	failBatch      *bool // staged by FailNextRegistration: whether live
 	rowEnd         func(RowEnd) contract.RowStatus
-	admitted       [3]int // by Direction
-	hints          int
-	lastHint       contract.Hint
 	recycle        recycleBend // the deviation hooks of Recycle
 }
 
@@ -100,17 +96,6 @@ func (sc *scene) dropGateLocked(g *Gate) {
 	}
 }
 
-// queuedLocked reports whether a row of key waits in the queue, pending
-// and not taken. The caller holds d.mu.
-func (d *Driver) queuedLocked(key string) bool {
-	for _, t := range d.queue[d.head:] {
-		if t.op.rows[t.row] == contract.Pending && !t.op.taken[t.row] && t.op.keys[t.row] == key {
-			return true
-		}
-	}
-	return false
-}
-
 // Crash makes every store call in dir from now on panic inside the
 // worker. The driver recovers it: the row ends Fault, and so does every
 // row of its operation no worker took yet; access ends as usual once the
@@ -158,25 +143,6 @@ func addKeys(set map[string]struct{}, keys []string) map[string]struct{} {
 	return set
 }
 
-// Pause stops the workers from taking new rows until resume is called:
-// operations admitted meanwhile stay unstarted (Cancel and Drain end
-// their rows Cancelled). Rows already taken run on. Pauses nest: workers
-// take rows again once every pause was resumed. resume is idempotent.
-func (d *Driver) Pause() (resume func()) {
-	d.mu.Lock()
-	d.scene.paused++
-	d.mu.Unlock()
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			d.mu.Lock()
-			defer d.mu.Unlock()
-			d.scene.paused--
-			d.spawnLocked()
-		})
-	}
-}
-
 // CompleteAfterCancel says what happens to a row blocked at a gate when
 // its operation is cancelled. On (the default), the row stays blocked
 // and, once released, completes with its real verdict: a completion that
@@ -189,93 +155,9 @@ func (d *Driver) CompleteAfterCancel(on bool) {
 	d.scene.cancelHeld = !on
 }
 
-// Live returns the number of operations whose access is Open now.
-func (d *Driver) Live() int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return len(d.open)
-}
-
-// Unprovable returns the number of operations whose access is
-// Unprovable (for good).
-func (d *Driver) Unprovable() int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return len(d.unprovable)
-}
-
-// Busy returns the number of rows a worker is running now plus the
-// callbacks being delivered: what Drain waits for.
-func (d *Driver) Busy() int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.busy
-}
-
 // RegionRows counts the rows whose spans overlap one region, by where
-// their operation stands (see [Driver.RowsIn]).
-type RegionRows struct {
-	// Queued rows belong to an operation with access Open and no worker
-	// took them yet.
-	Queued int
-	// Running rows were taken by a worker and are not final yet.
-	Running int
-	// Unprovable rows belong to an operation whose access is Unprovable.
-	Unprovable int
-}
-
-// RowsIn counts, for the region r, the rows with a span overlapping it
-// that keep it busy: rows of operations with access Open, queued or
-// running, and rows of Unprovable operations. Final rows of Open
-// operations are not counted, though their operation keeps the region
-// busy all the same.
-func (d *Driver) RowsIn(r contract.SlotRegion) RegionRows {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	var n RegionRows
-	for op := range d.open {
-		for i := range op.batch.Rows {
-			switch {
-			case !op.rowIn(i, r) || op.rows[i] != contract.Pending:
-			case op.taken[i]:
-				n.Running++
-			default:
-				n.Queued++
-			}
-		}
-	}
-	for _, op := range d.unprovable {
-		for i := range op.batch.Rows {
-			if op.rowIn(i, r) {
-				n.Unprovable++
-			}
-		}
-	}
-	return n
-}
-
-// Admitted returns the number of operations admitted in dir so far.
-func (d *Driver) Admitted(dir Direction) int {
-	mustBeValid(dir)
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.scene.admitted[dir]
-}
-
-// HintsSeen returns how many admitted gets carried a non-nil hint, and
-// the last such hint.
-func (d *Driver) HintsSeen() (n int, last contract.Hint) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.scene.hints, d.scene.lastHint
-}
-
-// Regions returns the regions registered now, in no particular order.
-func (d *Driver) Regions() []contract.SlotRegion {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.liveLocked()
-}
+// their operation stands (see [drivekit.Driver.RowsIn]).
+type RegionRows = drivekit.RegionRows
 
 // FailNextRegister makes the next Register that passes validation fail
 // with err instead of registering. A [*contract.RegistrationError] with

@@ -1,9 +1,77 @@
 package memdrv
 
 import (
+	"fmt"
+
 	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/drivekit"
 	"github.com/kvshare/kvshare/memdrv/internal/rawmem"
 )
+
+// Transfer runs each row of the call against the store (memdrv makes one
+// call per row), with the scenario hooks in its path: a gate of Hold or
+// HoldKeys, Crash, FailReads, UnprovableGets, and OnRowEnd.
+func (c client) Transfer(call *drivekit.Call) {
+	for i := range call.Keys {
+		call.Ends[i] = c.d.runRow(call, i)
+	}
+}
+
+// runRow runs one row of a call and says how it ended.
+func (d *Driver) runRow(c *drivekit.Call, i int) drivekit.End {
+	row, key := c.Rows[i], c.Keys[i]
+	d.mu.Lock()
+	gate, rowEndHook := d.gateForLocked(c.Dir, key), d.scene.rowEnd
+	d.mu.Unlock()
+	end := d.execute(c, i, gate)
+	if rowEndHook != nil {
+		st := rowEndHook(RowEnd{Dir: c.Dir, Key: key, Spans: row.Spans, Object: end.object.bytes(), Status: end.status, OwnWrite: end.ownWrite, Absent: end.absent, Crashed: end.crashed})
+		if st.Final() {
+			end.status = st
+		}
+	}
+	if end.held != nil {
+		d.store.done(end.held) // nothing reads the object any more
+	}
+	return drivekit.End{Status: end.status, Unprovable: end.unprovable, Broke: end.crashed}
+}
+
+// rowEnd is what running a row came to.
+type rowEnd struct {
+	status     contract.RowStatus
+	unprovable bool   // the row's access can never be proven ended
+	crashed    bool   // the store call panicked
+	object     object // a get's object, when the store held a complete one
+	held       *entry // its entry, read until the row's end was recorded
+	ownWrite   bool   // a put of this driver was writing the key: the store was not asked
+	absent     bool   // a get found no object under the key
+}
+
+// execute runs the store call of row i under its key, turning a panic
+// inside it into a Fault.
+func (d *Driver) execute(c *drivekit.Call, i int, gate *Gate) (end rowEnd) {
+	row, key := c.Rows[i], c.Keys[i]
+	if c.OwnWrite[i] {
+		return rowEnd{status: contract.NotReady, ownWrite: true}
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			d.log.Error("memdrv: store call panicked; the row ends Fault", "dir", c.Dir, "key", key, "panic", p)
+			end = rowEnd{status: contract.Fault, crashed: true}
+		}
+	}()
+	if gate != nil && !gate.pass(c.Cancelled(), key) {
+		return rowEnd{status: contract.Cancelled}
+	}
+	sc := d.sceneFor(c.Dir, key)
+	if sc.crash {
+		panic(fmt.Sprintf("memdrv: staged crash in the %s of key %q", c.Dir, key))
+	}
+	if c.Dir == PutDir {
+		return rowEnd{status: d.put(row, key)}
+	}
+	return d.get(row, key, sc)
+}
 
 // put stores the row's bytes under key, never overwriting: a key
 // with a complete object is Ready (the first object stays), a key being

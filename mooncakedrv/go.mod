@@ -40,3 +40,5 @@ replace github.com/kvshare/kvshare/hostmem => ../hostmem
 replace github.com/kvshare/kvshare/loopback => ../loopback
 
 replace github.com/kvshare/kvshare/patience => ../patience
+
+replace github.com/kvshare/kvshare/drivekit => ../drivekit

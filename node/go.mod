@@ -22,6 +22,7 @@ require (
 require (
 	github.com/BurntSushi/toml v1.6.0 // indirect
 	github.com/ebitengine/purego v0.11.3 // indirect
+	github.com/kvshare/kvshare/drivekit v0.3.0 // indirect
 	github.com/kvshare/kvshare/hostmem v0.3.0 // indirect
 	github.com/kvshare/kvshare/loopback v0.3.0 // indirect
 	github.com/kvshare/kvshare/mooncakesdk v0.3.0 // indirect
@@ -61,3 +62,5 @@ replace github.com/kvshare/kvshare/mooncakesdk => ../mooncakesdk
 replace github.com/kvshare/kvshare/loopback => ../loopback
 
 replace github.com/kvshare/kvshare/redisdrv => ../redisdrv
+
+replace github.com/kvshare/kvshare/drivekit => ../drivekit

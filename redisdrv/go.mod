@@ -35,3 +35,5 @@ replace (
 )
 
 replace github.com/kvshare/kvshare/patience => ../patience
+
+replace github.com/kvshare/kvshare/drivekit => ../drivekit

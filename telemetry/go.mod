@@ -31,6 +31,7 @@ require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/ebitengine/purego v0.11.3 // indirect
 	github.com/kvshare/kvshare/binding v0.3.0
+	github.com/kvshare/kvshare/drivekit v0.3.0 // indirect
 	github.com/kvshare/kvshare/keys v0.3.0
 	github.com/kvshare/kvshare/memdrv v0.3.0
 	github.com/kvshare/kvshare/mooncakesdk v0.3.0
@@ -74,3 +75,5 @@ replace github.com/kvshare/kvshare/nodewire => ../nodewire
 replace github.com/kvshare/kvshare/nodeclient => ../nodeclient
 
 replace github.com/kvshare/kvshare/redisdrv => ../redisdrv
+
+replace github.com/kvshare/kvshare/drivekit => ../drivekit

@@ -51,6 +51,7 @@ require (
 )
 
 require (
+	github.com/kvshare/kvshare/drivekit v0.3.0 // indirect
 	github.com/kvshare/kvshare/hostmem v0.3.0
 	github.com/kvshare/kvshare/mooncakedrv v0.3.0
 	github.com/kvshare/kvshare/mooncakesdk v0.3.0
@@ -65,3 +66,5 @@ replace github.com/kvshare/kvshare/hostmem => ../../hostmem
 replace github.com/kvshare/kvshare/loopback => ../../loopback
 
 replace github.com/kvshare/kvshare/patience => ../../patience
+
+replace github.com/kvshare/kvshare/drivekit => ../../drivekit

@@ -1,4 +1,4 @@
-package memdrv
+package drivekit
 
 import (
 	"fmt"

@@ -1,8 +1,7 @@
-package memdrv
+package drivekit
 
 import (
 	"context"
-	"log/slog"
 	"testing"
 	"testing/synctest"
 
@@ -17,27 +16,27 @@ import (
 // by Drain, or faulted with the rest of an operation whose store call
 // crashed.
 func TestQueuedPutsAreCountedOutOnEveryPath(t *testing.T) {
-	for name, end := range map[string]func(t *testing.T, d *Driver, slot contract.Span){
-		"taken": func(t *testing.T, d *Driver, slot contract.Span) {
+	for name, end := range map[string]func(t *testing.T, d *Driver, v *verdicts, slot contract.Span){
+		"taken": func(t *testing.T, d *Driver, v *verdicts, slot contract.Span) {
 			_, err := d.Put(oneRow(slot), nil)
 			require.NoError(t, err)
 		},
-		"cancelled": func(t *testing.T, d *Driver, slot contract.Span) {
+		"cancelled": func(t *testing.T, d *Driver, v *verdicts, slot contract.Span) {
 			resume := d.Pause()
 			defer resume()
 			op, err := d.Put(oneRow(slot), nil)
 			require.NoError(t, err)
 			op.Cancel()
 		},
-		"drained": func(t *testing.T, d *Driver, slot contract.Span) {
+		"drained": func(t *testing.T, d *Driver, v *verdicts, slot contract.Span) {
 			resume := d.Pause()
 			defer resume()
 			_, err := d.Put(oneRow(slot), nil)
 			require.NoError(t, err)
 			require.True(t, d.Drain(context.Background()))
 		},
-		"crashed": func(t *testing.T, d *Driver, slot contract.Span) {
-			d.Crash(PutDir)
+		"crashed": func(t *testing.T, d *Driver, v *verdicts, slot contract.Span) {
+			v.crash = true
 			two := oneRow(slot)
 			two.Rows = append(two.Rows, contract.Row{Name: []byte("k2"), Spans: []contract.Span{slot}})
 			_, err := d.Put(two, nil)
@@ -46,19 +45,16 @@ func TestQueuedPutsAreCountedOutOnEveryPath(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				d := New(NewStore(), Options{Workers: 1, Logger: slog.New(slog.DiscardHandler)})
-				mem, err := Alloc(64, 1, contract.Host)
+				v := &verdicts{}
+				d, reg, err := newRig(v)
 				require.NoError(t, err)
-				reg, err := d.Register(mem.Region)
-				require.NoError(t, err)
-				end(t, d, mem.Region.Slot(0))
+				end(t, d, v, rigRegion.Slot(0))
 				synctest.Wait()
 				d.mu.Lock()
 				assert.Empty(t, d.queuedPuts)
 				d.mu.Unlock()
 				require.True(t, d.Drain(context.Background()))
 				require.NoError(t, d.Unregister(reg))
-				require.NoError(t, mem.Free())
 			})
 		})
 	}

@@ -1,19 +1,20 @@
-package memdrv
+package drivekit
 
 import (
 	"github.com/kvshare/kvshare/contract"
 )
 
 // operation is one admitted Put or Get. Its state is guarded by the
-// driver's lock; its batch, keys, direction and callback never change.
-// Workers read only the rows' spans from the batch (the caller's, kept
-// until access ends, as the contract allows); each row's key is in keys,
-// built at admission (see rowKeys).
+// driver's lock; its batch, keys, direction, hint and callback never
+// change. Workers read only the rows' spans from the batch (the
+// caller's, kept until access ends, as the contract allows); each row's
+// key is in keys, built at admission (see rowKeys).
 type operation struct {
 	d        *Driver
-	dir      Direction
+	dir      contract.Direction
 	batch    contract.RowBatch
 	keys     []string // the store key of each row
+	hint     contract.Hint
 	onChange func()
 
 	rows       []contract.RowStatus
@@ -24,12 +25,13 @@ type operation struct {
 	cancelled  chan struct{} // closed by the first Cancel
 }
 
-func newOperation(d *Driver, dir Direction, b contract.RowBatch, keys []string, onChange func()) *operation {
+func newOperation(d *Driver, dir contract.Direction, b contract.RowBatch, keys []string, h contract.Hint, onChange func()) *operation {
 	return &operation{
 		d:         d,
 		dir:       dir,
 		batch:     b,
 		keys:      keys,
+		hint:      h,
 		onChange:  onChange,
 		rows:      make([]contract.RowStatus, len(b.Rows)),
 		taken:     make([]bool, len(b.Rows)),
@@ -50,10 +52,9 @@ func (op *operation) Poll(dst []contract.RowStatus) contract.OpState {
 }
 
 // Cancel ends Cancelled every row no worker took, when the driver
-// declares Cancel; otherwise it does nothing. Rows a worker took run on,
-// unless [Driver.CompleteAfterCancel] was turned off and the row is
-// still waiting at a gate. The callback for the rows it ends runs on a
-// goroutine of the driver, never in Cancel.
+// declares Cancel; otherwise it does nothing. Rows a worker took run on
+// (the store sees [Call.Cancelled]). The callback for the rows it ends
+// runs on a goroutine of the driver, never in Cancel.
 func (op *operation) Cancel() {
 	d := op.d
 	if !d.caps.Cancel {
@@ -78,10 +79,9 @@ func (op *operation) cancelUntakenLocked(st contract.RowStatus) bool {
 	changed := false
 	for i, r := range op.rows {
 		if r == contract.Pending && !op.taken[i] {
-			op.rows[i] = st
-			op.pending--
+			op.finalLocked(i, st)
 			changed = true
-			if op.dir == PutDir {
+			if op.dir == contract.PutDir {
 				op.d.unqueuePutLocked(op.keys[i])
 			}
 		}
@@ -92,12 +92,15 @@ func (op *operation) cancelUntakenLocked(st contract.RowStatus) bool {
 	return changed
 }
 
-// settleLocked records the final status of a row a worker ran.
-func (op *operation) settleLocked(i int, st contract.RowStatus, unprovable bool) {
+// finalLocked records row i's final status st.
+func (op *operation) finalLocked(i int, st contract.RowStatus) {
 	op.rows[i] = st
 	op.pending--
-	op.unprovable = op.unprovable || unprovable
-	op.endAccessLocked()
+	if op.dir == contract.PutDir {
+		op.d.stats.PutRows[st]++
+	} else {
+		op.d.stats.GetRows[st]++
+	}
 }
 
 // endAccessLocked moves access out of Open once every row is final. A

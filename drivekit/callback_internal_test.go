@@ -1,8 +1,7 @@
-package memdrv
+package drivekit
 
 import (
 	"context"
-	"log/slog"
 	"testing"
 	"testing/synctest"
 
@@ -10,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kvshare/kvshare/contract"
-	"github.com/kvshare/kvshare/memdrv/internal/testkeys"
 )
 
 // Every path that calls onChange calls it with the driver's lock free:
@@ -22,20 +20,20 @@ func TestOnChangeRunsOutsideTheDriversLock(t *testing.T) {
 	tests := []struct {
 		name string
 		// start makes one callback come, through op's changes.
-		start func(t *testing.T, d *Driver, slot contract.Span, onChange func())
+		start func(t *testing.T, d *Driver, v *verdicts, slot contract.Span, onChange func())
 	}{
-		{"a worker settling a row", func(t *testing.T, d *Driver, slot contract.Span, onChange func()) {
+		{"a worker settling a row", func(t *testing.T, d *Driver, v *verdicts, slot contract.Span, onChange func()) {
 			_, err := d.Put(oneRow(slot), onChange)
 			require.NoError(t, err)
 		}},
-		{"Cancel ending queued rows", func(t *testing.T, d *Driver, slot contract.Span, onChange func()) {
+		{"Cancel ending queued rows", func(t *testing.T, d *Driver, v *verdicts, slot contract.Span, onChange func()) {
 			resume := d.Pause()
 			t.Cleanup(resume)
 			op, err := d.Put(oneRow(slot), onChange)
 			require.NoError(t, err)
 			op.Cancel()
 		}},
-		{"Drain ending queued rows", func(t *testing.T, d *Driver, slot contract.Span, onChange func()) {
+		{"Drain ending queued rows", func(t *testing.T, d *Driver, v *verdicts, slot contract.Span, onChange func()) {
 			resume := d.Pause()
 			t.Cleanup(resume)
 			_, err := d.Put(oneRow(slot), onChange)
@@ -46,10 +44,8 @@ func TestOnChangeRunsOutsideTheDriversLock(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				d := New(NewStore(), Options{Workers: 1, Logger: slog.New(slog.DiscardHandler)})
-				mem, err := Alloc(64, 1, contract.Host)
-				require.NoError(t, err)
-				reg, err := d.Register(mem.Region)
+				v := &verdicts{}
+				d, reg, err := newRig(v)
 				require.NoError(t, err)
 
 				entered, proceed := make(chan struct{}), make(chan struct{})
@@ -63,7 +59,7 @@ func TestOnChangeRunsOutsideTheDriversLock(t *testing.T) {
 					}
 					lockFree = append(lockFree, free)
 				}
-				tt.start(t, d, mem.Region.Slot(0), onChange)
+				tt.start(t, d, v, rigRegion.Slot(0), onChange)
 				synctest.Wait() // whoever else could hold the lock has let it go
 				select {
 				case <-entered:
@@ -76,13 +72,7 @@ func TestOnChangeRunsOutsideTheDriversLock(t *testing.T) {
 
 				require.True(t, d.Drain(context.Background()))
 				require.NoError(t, d.Unregister(reg))
-				require.NoError(t, mem.Free())
 			})
 		})
 	}
-}
-
-// oneRow is a batch of one row named "k" over slot.
-func oneRow(slot contract.Span) contract.RowBatch {
-	return contract.RowBatch{Keys: testkeys.Plain{}, Rows: []contract.Row{{Name: []byte("k"), Spans: []contract.Span{slot}}}}
 }

@@ -1,0 +1,77 @@
+package drivekit
+
+import (
+	"fmt"
+
+	"github.com/kvshare/kvshare/contract"
+)
+
+// Put starts writing the batch's rows to the store and returns at once.
+// It fails with an error wrapping [contract.ErrDriverRejected], recording
+// and starting nothing, when the driver does not serve puts, is
+// draining, recycling or closed, the batch has more rows than
+// MaxRowsPerOp, or [rowbatch.Check] refuses the batch against the live
+// registrations (the error then wraps [rowbatch.ErrBadBatch] too and
+// names the row). The error also wraps ErrBadBatch when the batch's key
+// maker makes a key of another length than its KeyLen says.
+//
+// Each row is stored under the key the batch's key maker builds from
+// its name; the keys are built once, at admission, and the names are
+// not kept. The batch is cut into store calls of at most
+// [Options.CallRows] rows, queued in order.
+//
+// onChange (nil means none) is called on a driver goroutine after each
+// change of the operation's rows or access, never under the driver's
+// lock, and possibly from several goroutines at once.
+func (d *Driver) Put(b contract.RowBatch, onChange func()) (contract.Operation, error) {
+	return d.admit(contract.PutDir, b, nil, onChange)
+}
+
+// Get starts reading the batch's rows from the store into their spans and
+// returns at once. It fails as Put does, and also when h is non-nil and
+// the driver does not declare Hints.
+func (d *Driver) Get(b contract.RowBatch, h contract.Hint, onChange func()) (contract.Operation, error) {
+	return d.admit(contract.GetDir, b, h, onChange)
+}
+
+func (d *Driver) admit(dir contract.Direction, b contract.RowBatch, h contract.Hint, onChange func()) (contract.Operation, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.usableLocked(dir.String()); err != nil {
+		return nil, err
+	}
+	switch {
+	case dir == contract.PutDir && !d.caps.Put, dir == contract.GetDir && !d.caps.Get:
+		return nil, d.refusal(dir.String(), "the driver does not serve %ss", dir)
+	case h != nil && !d.caps.Hints:
+		return nil, d.refusal("get", "a hint (%T) and the driver does not declare Hints", h)
+	case d.caps.MaxRowsPerOp > 0 && b.Len() > d.caps.MaxRowsPerOp:
+		return nil, d.refusal(dir.String(), "%d rows, the driver takes at most %d per call", b.Len(), d.caps.MaxRowsPerOp)
+	}
+	if err := d.check.Check(b, d.live, d.caps.MultiSpan); err != nil {
+		return nil, fmt.Errorf("%w: %s: %s: %w", contract.ErrDriverRejected, d.name, dir, err)
+	}
+	keys, err := rowKeys(b)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %s: %w", contract.ErrDriverRejected, d.name, dir, err)
+	}
+	op := newOperation(d, dir, b, keys, h, onChange)
+	d.open[op] = struct{}{}
+	for lo := 0; lo < len(b.Rows); lo += d.rows {
+		d.queue = append(d.queue, part{op: op, lo: lo, hi: min(lo+d.rows, len(b.Rows))})
+	}
+	if dir == contract.PutDir {
+		for _, k := range keys {
+			d.queuedPuts[k]++
+		}
+		d.stats.PutOps++
+	} else {
+		d.stats.GetOps++
+	}
+	if h != nil {
+		d.stats.Hints++
+		d.lastHint = h
+	}
+	d.spawnLocked()
+	return op, nil
+}

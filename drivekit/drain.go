@@ -1,0 +1,84 @@
+package drivekit
+
+import (
+	"context"
+
+	"github.com/kvshare/kvshare/contract"
+)
+
+// closeFirst says what an owner closing the driver too early must do.
+const closeFirst = "close the backend over this driver first: binding's Backend.Close, or Shutdown until it answers no labels"
+
+// Drain stops taking work (every later Put, Get, lookup and
+// registration is refused), ends Cancelled every row no worker took
+// (whatever Capabilities.Cancel says), and waits within ctx until no
+// worker runs a call or delivers a callback, and no lookup is inside the
+// store. It returns true only if then every operation's access ended
+// and none is Unprovable; false when ctx ends first, or at once when all
+// that is left is Unprovable (that can never change). No callback
+// follows a Drain that returned true. Calling it again answers anew.
+func (d *Driver) Drain(ctx context.Context) bool {
+	d.mu.Lock()
+	d.draining = true
+	for _, op := range d.cancelQueuedLocked() {
+		d.notifyLocked(op)
+	}
+	quiet := d.awaitLocked(ctx, func() bool { return d.busy == 0 && len(d.open) == 0 && d.lookups.inside == 0 })
+	d.drained = quiet && len(d.unprovable) == 0
+	ok := d.drained
+	d.mu.Unlock()
+	return ok
+}
+
+// awaitLocked waits within ctx until done reports true, and reports
+// whether it did. d.mu is held on entry and on return, and let go
+// while it waits for the next wake.
+func (d *Driver) awaitLocked(ctx context.Context, done func() bool) bool {
+	for !done() {
+		wake := d.wake
+		d.mu.Unlock()
+		select {
+		case <-wake:
+			d.mu.Lock()
+		case <-ctx.Done():
+			d.mu.Lock()
+			return false
+		}
+	}
+	return true
+}
+
+// cancelQueuedLocked ends Cancelled every row no worker took and empties
+// the queue; it returns the operations it changed.
+func (d *Driver) cancelQueuedLocked() []*operation {
+	var hit []*operation
+	for _, p := range d.queue[d.head:] {
+		if p.op.rows[p.lo] == contract.Pending && p.op.cancelUntakenLocked(contract.Cancelled) {
+			hit = append(hit, p.op)
+		}
+	}
+	d.queue, d.head = nil, 0
+	return hit
+}
+
+// Close releases the driver. It is allowed only after a Drain that
+// returned true, with every registration revoked and no lookup inside
+// the store; otherwise it fails with an error wrapping
+// [contract.ErrDriverRejected] and changes nothing. Closing a closed
+// driver returns nil.
+func (d *Driver) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	switch {
+	case d.closed:
+		return nil
+	case !d.drained:
+		return d.refusal("close", "no Drain has returned true (%s)", closeFirst)
+	case len(d.regions) > 0:
+		return d.refusal("close", "%d registrations not revoked (%s)", len(d.regions), closeFirst)
+	case d.lookups.inside > 0:
+		return d.refusal("close", "%d lookups still inside the store", d.lookups.inside)
+	}
+	d.closed = true
+	return nil
+}

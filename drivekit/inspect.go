@@ -1,0 +1,130 @@
+package drivekit
+
+import (
+	"sync"
+
+	"github.com/kvshare/kvshare/contract"
+)
+
+// Pause stops the workers from taking new calls until resume is called:
+// operations admitted meanwhile stay unstarted (Cancel and Drain end
+// their rows Cancelled). Calls already taken run on. Pauses nest:
+// workers take calls again once every pause was resumed. resume is
+// idempotent. Tests use it to stage admitted, unstarted work.
+func (d *Driver) Pause() (resume func()) {
+	d.mu.Lock()
+	d.paused++
+	d.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			d.mu.Lock()
+			defer d.mu.Unlock()
+			d.paused--
+			d.spawnLocked()
+		})
+	}
+}
+
+// Live returns the number of operations whose access is Open now.
+func (d *Driver) Live() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.open)
+}
+
+// Unprovable returns the number of operations whose access is
+// Unprovable now (until a Recycle ends it).
+func (d *Driver) Unprovable() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.unprovable)
+}
+
+// Busy returns the number of calls a worker is running now plus the
+// callbacks being delivered: what Drain waits for.
+func (d *Driver) Busy() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.busy
+}
+
+// Workers returns the worker goroutines running now and the most the
+// driver runs, and whether a row of key waits for a worker (pending,
+// not taken), all read in one step.
+func (d *Driver) Workers(key string) (running, limit int, waiting bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, p := range d.queue[d.head:] {
+		op := p.op
+		if op.rows[p.lo] != contract.Pending {
+			continue
+		}
+		for i := p.lo; i < p.hi; i++ {
+			if op.keys[i] == key {
+				waiting = true
+			}
+		}
+	}
+	return d.running, d.workers, waiting
+}
+
+// RegionRows counts the rows whose spans overlap one region, by where
+// their operation stands (see [Driver.RowsIn]).
+type RegionRows struct {
+	// Queued rows belong to an operation with access Open and no worker
+	// took them yet.
+	Queued int
+	// Running rows were taken by a worker and are not final yet.
+	Running int
+	// Unprovable rows belong to an operation whose access is Unprovable.
+	Unprovable int
+}
+
+// RowsIn counts, for the region r, the rows with a span overlapping it
+// that keep it busy: rows of operations with access Open, queued or
+// running, and rows of Unprovable operations. Final rows of Open
+// operations are not counted, though their operation keeps the region
+// busy all the same.
+func (d *Driver) RowsIn(r contract.SlotRegion) RegionRows {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var n RegionRows
+	for op := range d.open {
+		for i := range op.batch.Rows {
+			switch {
+			case !op.rowIn(i, r) || op.rows[i] != contract.Pending:
+			case op.taken[i]:
+				n.Running++
+			default:
+				n.Queued++
+			}
+		}
+	}
+	for _, op := range d.unprovable {
+		for i := range op.batch.Rows {
+			if op.rowIn(i, r) {
+				n.Unprovable++
+			}
+		}
+	}
+	return n
+}
+
+// Admitted returns the number of operations admitted in dir so far.
+func (d *Driver) Admitted(dir contract.Direction) int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if dir == contract.PutDir {
+		return int(d.stats.PutOps)
+	}
+	return int(d.stats.GetOps)
+}
+
+// HintsSeen returns how many admitted gets carried a non-nil hint, and
+// the last such hint.
+func (d *Driver) HintsSeen() (n int, last contract.Hint) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return int(d.stats.Hints), d.lastHint
+}

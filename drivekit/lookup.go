@@ -1,0 +1,178 @@
+package drivekit
+
+import (
+	"context"
+	"hash/maphash"
+	"sync"
+
+	"github.com/kvshare/kvshare/contract"
+)
+
+// Lookup is [contract.Looker]'s over the store's [Looker]. It refuses,
+// with an error wrapping [contract.ErrDriverRejected] and no call to the
+// store, a store that cannot look, a batch without a key maker, an
+// empty name, a name without a key, a name twice, and every batch after
+// Drain or Close and while Recycle runs. Otherwise the store answers
+// (see [Looker]) and the kit answers InFlight for every key a put of
+// this driver is writing, from its admission until its row is final,
+// unless the store failed to answer it (Unknown). A store whose lookup
+// may block is asked on a goroutine of the kit's with the kit's own copy
+// of the keys: when ctx ends first, the names read Unknown and the call
+// is abandoned; it stays inside the store (Drain answers false, Close is
+// refused) until the store answers, and owns nothing but its copy.
+func (d *Driver) Lookup(ctx context.Context, b contract.LookupBatch, dst []contract.Presence) ([]contract.Presence, error) {
+	dst = dst[:0]
+	if d.looker == nil {
+		return dst, d.refusal("lookup", "the store cannot look")
+	}
+	q := queries.Get().(*query)
+	defer queries.Put(q)
+	if err := q.build(d, b); err != nil {
+		return dst, err
+	}
+	d.mu.Lock()
+	if err := d.usableLocked("lookup"); err != nil {
+		d.mu.Unlock()
+		return dst, err
+	}
+	d.stats.Lookups++
+	d.stats.LookupNames += int64(len(b.Names))
+	d.lookups.inside++
+	d.mu.Unlock()
+
+	if !d.looker.LookBlocks() { // the common case: answered here, at once
+		dst = d.looker.Look(ctx, q.keys, dst)
+		d.mu.Lock()
+		d.ownWritesLocked(q.keys, dst)
+		d.leaveLocked()
+		d.mu.Unlock()
+		return dst, nil
+	}
+	// The store may block: the call waits inside it on a goroutine of
+	// its own, with a copy of the keys (an abandoned one outlives this
+	// call).
+	held := q.copyKeys()
+	done := make(chan []contract.Presence, 1)
+	go func() {
+		got := d.looker.Look(context.WithoutCancel(ctx), held, nil)
+		d.mu.Lock()
+		d.ownWritesLocked(held, got)
+		d.leaveLocked()
+		d.mu.Unlock()
+		done <- got
+	}()
+	select {
+	case got := <-done:
+		return append(dst, got...), nil
+	case <-ctx.Done():
+		d.mu.Lock()
+		d.stats.LookupsAbandoned++
+		d.mu.Unlock()
+		for range b.Names {
+			dst = append(dst, contract.Unknown)
+		}
+		return dst, nil
+	}
+}
+
+// ownWritesLocked answers InFlight for every key a put of this driver
+// writes or has admitted, unless the store did not answer it. Read
+// after the store's answer, so a key this driver puts is never Present
+// before its put is Ready.
+func (d *Driver) ownWritesLocked(keys [][]byte, got []contract.Presence) {
+	if len(d.writing) == 0 && len(d.queuedPuts) == 0 {
+		return
+	}
+	for i, k := range keys {
+		if i >= len(got) || got[i] == contract.Unknown {
+			continue
+		}
+		_, writing := d.writing[string(k)]
+		if !writing {
+			_, writing = d.queuedPuts[string(k)]
+		}
+		if writing {
+			got[i] = contract.InFlight
+		}
+	}
+}
+
+// leaveLocked counts a lookup out of the store.
+func (d *Driver) leaveLocked() {
+	d.lookups.inside--
+	d.wakeLocked()
+}
+
+// lookups is the lookup budget's state, guarded by the driver's lock.
+type lookups struct {
+	inside int // lookups inside the store now (abandoned ones too)
+}
+
+// Lookups returns the lookups inside the store now, the names asked and
+// the lookups abandoned at their deadline.
+func (d *Driver) Lookups() (inside int, asked, abandoned int64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.lookups.inside, d.stats.LookupNames, d.stats.LookupsAbandoned
+}
+
+// query is one lookup's keys, packed in one buffer; pooled.
+type query struct {
+	buf  []byte
+	ends []int          // key i is buf[ends[i-1]:ends[i]]
+	keys [][]byte       // over buf
+	seen map[uint64]int // key hash → first name, for the repeat check
+	seed maphash.Seed
+}
+
+var queries = sync.Pool{New: func() any { return &query{seen: map[uint64]int{}, seed: maphash.MakeSeed()} }}
+
+// build packs the batch's keys, refusing what Lookup refuses.
+func (q *query) build(d *Driver, b contract.LookupBatch) error {
+	if b.Keys == nil {
+		return d.refusal("lookup", "no key maker")
+	}
+	q.buf, q.ends, q.keys = q.buf[:0], q.ends[:0], q.keys[:0]
+	clear(q.seen)
+	for i, name := range b.Names {
+		if len(name) == 0 || b.Keys.KeyLen(len(name)) == 0 {
+			return d.refusal("lookup", "name %d has no key", i)
+		}
+		start := len(q.buf)
+		q.buf = b.AppendKey(q.buf, i)
+		k := q.buf[start:]
+		h := maphash.Bytes(q.seed, k)
+		if j, dup := q.seen[h]; dup && string(q.key(j)) == string(k) {
+			return d.refusal("lookup", "names %d and %d make one key", j, i)
+		}
+		q.seen[h] = i
+		q.ends = append(q.ends, len(q.buf))
+	}
+	start := 0
+	for _, end := range q.ends {
+		q.keys = append(q.keys, q.buf[start:end:end])
+		start = end
+	}
+	return nil
+}
+
+// key is key i of the keys packed so far.
+func (q *query) key(i int) []byte {
+	start := 0
+	if i > 0 {
+		start = q.ends[i-1]
+	}
+	return q.buf[start:q.ends[i]]
+}
+
+// copyKeys returns the keys in a buffer of their own.
+func (q *query) copyKeys() [][]byte {
+	buf := append([]byte(nil), q.buf...)
+	keys := make([][]byte, len(q.keys))
+	start := 0
+	for i, k := range q.keys {
+		keys[i] = buf[start : start+len(k) : start+len(k)]
+		start += len(k)
+	}
+	return keys
+}
