@@ -21,6 +21,7 @@ import (
 	"github.com/kvshare/kvshare/build/firstbuild"
 	"github.com/kvshare/kvshare/build/modules"
 	"github.com/kvshare/kvshare/build/mutate"
+	"github.com/kvshare/kvshare/build/python"
 	"github.com/kvshare/kvshare/build/release"
 	"github.com/kvshare/kvshare/build/steps"
 	"github.com/kvshare/kvshare/build/targetargs"
@@ -108,14 +109,25 @@ func Bench() error {
 	return checks.Bench(".", repo, benchtime, os.Getenv(tier.EnvMooncakeDir), os.Stdout)
 }
 
-// CI runs what .ci/run runs: lint, deps, test, standalone, the outside
-// consumers, the quiet first build and the short soak, in that order.
+// Python checks the node's Python client (clients/python) under
+// Debian's /usr/bin/python3: its pytest suite against real node
+// processes (no test collected fails it), the two-engine example
+// (examples/python-engine) and the README's offline install in a
+// temporary folder.
+func Python() error { return pythonCheck(os.Stdout) }
+
+func pythonCheck(w io.Writer) error { return python.Check(".", w) }
+
+// CI runs what .ci/run runs: lint, deps, test, the Python client,
+// standalone, the outside consumers, the quiet first build and the short
+// soak, in that order.
 // It prints one line per step (name, time, result) and, for a step that
 // fails, that step's whole output; `go run mage.go -v ci` shows every
 // step's output as it comes.
 func CI() error {
 	return steps.Run("ci", []steps.Step{
 		{Name: "lint", Run: lint}, {Name: "deps", Run: checkDeps}, {Name: "test", Run: test},
+		{Name: "python", Run: pythonCheck},
 		{Name: "standalone", Run: standalone}, {Name: "consumers", Run: consumers},
 		{Name: "quiet", Run: quiet}, {Name: "soakShort", Run: soakShort},
 	}, os.Stdout, mg.Verbose())

@@ -1,6 +1,7 @@
 package tier
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/kvshare/kvshare/build/modules"
+	"github.com/kvshare/kvshare/build/python"
 )
 
 // The variables [Realpool] reads.
@@ -30,7 +32,8 @@ var RealpoolPackages = [][2]string{{"mooncakedrv", "./..."}, {"tools", "./..."},
 // folder is checked (its library's SHA-256 and mooncake_master
 // --version printed; a relative path, a missing file or a missing
 // runtime library fails it), every test binary runs, then a short soak
-// over a loopback pool.
+// over a loopback pool, then the Python client's tests with their nodes
+// over a pool of their own.
 func Realpool(root string, list modules.List, getenv func(string) string, w io.Writer) error {
 	dir := getenv(EnvMooncakeDir)
 	if dir == "" {
@@ -52,7 +55,7 @@ func Realpool(root string, list modules.List, getenv func(string) string, w io.W
 	if err := check.Run(); err != nil {
 		return fmt.Errorf("realpool: %s=%s cannot be used (see above): %w", EnvMooncakeDir, dir, err)
 	}
-	return storeTier{name: "realpool", off: "real-pool tier off", timeout: timeout, packages: RealpoolPackages,
+	tierErr := storeTier{name: "realpool", off: "real-pool tier off", timeout: timeout, packages: RealpoolPackages,
 		soaks: []storeSoak{
 			{flags: []string{"--mooncake-dir", dir}, store: "a loopback pool"},
 			// A provider killed and started again every 20 s: two kills in
@@ -63,6 +66,10 @@ func Realpool(root string, list modules.List, getenv func(string) string, w io.W
 			{flags: []string{"--mooncake-dir", dir, "--providers", "3", "--replicas", "2", "--kill-every", "20s", "--reclaim"},
 				store: "a loopback pool of three providers, replicas 2, one killed every 20 s, its unprovable memory reclaimed"},
 		}}.run(root, list, w)
+	if err := python.OverPool(root, dir, w); err != nil {
+		return errors.Join(tierErr, fmt.Errorf("realpool: %w", err))
+	}
+	return tierErr
 }
 
 // toolchainFirst is this environment with the Go toolchain first on
