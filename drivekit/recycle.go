@@ -16,8 +16,10 @@ import (
 // every Unprovable operation, calls their callbacks, and takes work
 // again unless a Drain stopped it. If ctx ends first, or the teardown
 // fails, it changes no access and returns an error wrapping
-// [contract.ErrDriverRejected]; after Close, and over a store that
-// cannot tear down, it is refused the same way. A teardown that leaves
+// [contract.ErrDriverRejected]; after Close it is refused the same way.
+// Over a store without [Teardown] (every call's access ends when it
+// returns) it tears nothing down: it succeeds when no operation is
+// Unprovable, and is refused, changing nothing, when one is. A teardown that leaves
 // no fresh resources is answered with an error wrapping
 // [contract.ErrRecycledClosed]: every access ended, and the driver is
 // closed (every call refused, every handle revoked, Drain true).
@@ -30,9 +32,6 @@ func (d *Driver) Recycle(ctx context.Context) error {
 	case d.recycling:
 		d.mu.Unlock()
 		return d.refusal("recycle", "another Recycle runs")
-	case d.teardwn == nil:
-		d.mu.Unlock()
-		return d.refusal("recycle", "the store cannot tear its client down")
 	}
 	d.recycling = true
 	for _, op := range d.cancelQueuedLocked() {
@@ -43,12 +42,21 @@ func (d *Driver) Recycle(ctx context.Context) error {
 		d.mu.Unlock()
 		return d.refusal("recycle", "rows still inside the store when the context ended (%v): nothing torn down", ctx.Err())
 	}
+	if d.teardwn == nil && len(d.unprovable) > 0 {
+		n := len(d.unprovable)
+		d.resumeLocked()
+		d.mu.Unlock()
+		return d.refusal("recycle", "the store cannot tear its client down: %d operations stay Unprovable", n)
+	}
 	live := d.regionsLocked()
 	bent := d.bend
 	d.bend = bend{}
 	d.mu.Unlock()
 
-	err := d.teardwn.Teardown(ctx, live)
+	var err error
+	if d.teardwn != nil {
+		err = d.teardwn.Teardown(ctx, live)
+	}
 	closed := errors.Is(err, contract.ErrRecycledClosed)
 	d.mu.Lock()
 	if err != nil && !closed {
