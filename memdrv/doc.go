@@ -10,7 +10,8 @@
 // chunks of one size, the least recently used evicted for a put, never
 // an object being read or written). [Driver] is a [contract.Driver] over
 // a Store, [TogetherDriver] adds [contract.RegionsTogether]; a row is
-// stored under the key the batch's key maker builds from its name.
+// stored under the key the batch's key maker builds from its name; both
+// run on [drivekit], which keeps the contract's machinery.
 //
 // A memdrv driver keeps every driver rule of package contract:
 //
@@ -55,6 +56,5 @@
 // DeviceMemory; handles it never issued; and Close before a Drain that
 // returned true or with a registration left.
 //
-// The hooks and options: README.md. How memdrv proves access ended, and
-// its decisions: docs/design.md ("The in-memory store (memdrv)").
+// Hooks, options: README.md; proofs, decisions: docs/design.md.
 package memdrv
