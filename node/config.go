@@ -82,6 +82,18 @@ type Config struct {
 	ReclaimAbove int64
 	// ReclaimWait bounds each automatic reclaim.
 	ReclaimWait time.Duration
+	// RequireScope refuses a hello without a scope (CodeScopeUnsupported):
+	// every session's keys are then made under a scope its engine
+	// declared. Left false, an unscoped session's keys are the node's
+	// KeyPrefix alone, as before scopes, and its tenant is "".
+	RequireScope bool
+	// Tenants says which peers may declare which tenant in their scope,
+	// and each tenant's limits; a scope naming a tenant that is not
+	// listed, or listed without the peer, is refused at the hello
+	// (CodeTenantNotAllowed). The tenant "" (no tenant named) needs no
+	// entry: every peer on AllowUIDs may declare it, with no tenant
+	// limits, unless an entry of its own says otherwise.
+	Tenants []Tenant
 	// Logger receives the node's log; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -117,6 +129,9 @@ func (cfg Config) withDefaults() (Config, keys.Stem, error) {
 		if f.neg {
 			return cfg, keys.Stem{}, fmt.Errorf("%w: %s is negative", ErrConfig, f.name)
 		}
+	}
+	if err := checkTenants(cfg.Tenants); err != nil {
+		return cfg, keys.Stem{}, err
 	}
 	if cfg.Mode&^os.ModePerm != 0 {
 		return cfg, keys.Stem{}, fmt.Errorf("%w: Mode %v has bits beyond the permission bits", ErrConfig, cfg.Mode)

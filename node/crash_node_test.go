@@ -29,7 +29,8 @@ import (
 // SIGKILLed under an engine (the test process, through nodeclient).
 // The node serves the socket KVSHARE_TEST_NODE_SOCKET over the store
 // KVSHARE_TEST_NODE_STORE: "memdrv" (a bounded store of its own) or
-// "redis:FILE" / "mooncake:FILE" (a store file). It takes commands, one
+// "redis:FILE" / "mooncake:FILE" (a store file), with the tenants of
+// KVSHARE_TEST_NODE_TENANTS (scope_process_test.go). It takes commands, one
 // a line, on its stdin and answers each with one line on its stdout,
 // "node: ok …" or "node: fail …":
 //
@@ -96,7 +97,11 @@ func runNode(socket, store string, in io.Reader, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	n, err := New(Config{Driver: drv, KeyPrefix: prefix, Socket: socket, Logger: logger})
+	tenants, err := nodeTenants()
+	if err != nil {
+		return err
+	}
+	n, err := New(Config{Driver: drv, KeyPrefix: prefix, Socket: socket, Logger: logger, Tenants: tenants})
 	if err != nil {
 		return err
 	}

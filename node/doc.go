@@ -38,6 +38,13 @@
 //     lookups in flight, rows, frame size, lent bytes and queue of
 //     unread replies are bounded, and one that stops reading is
 //     disconnected.
+//   - Engines share blocks only under the same scope: the hello's scope
+//     (keys.Scope's canonical text) makes every key of the session, and
+//     its tenant is admitted only when Config.Tenants gives it to the
+//     peer's uid or gid. Each tenant's lent bytes, bytes and attempts in
+//     flight are bounded over all its sessions, memory held for an
+//     engine that left included; a request over a limit is refused
+//     before it touches anything.
 //
 // [Node.Shutdown] ends every session (goodbye ShuttingDown), waits for
 // their memory to be given back and returns what is still held; the

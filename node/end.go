@@ -80,6 +80,9 @@ func (e *engine) end(code nodewire.Code, why string, written <-chan struct{}) {
 	}
 	_ = e.wire.Close()
 	<-written
+	if e.isWelcomed() {
+		e.n.tenants.leave(e.tenant) // what its memory holds stays counted until let go
+	}
 	e.n.mu.Lock()
 	delete(e.n.engines, e)
 	e.n.broadcastLocked()

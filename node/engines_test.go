@@ -33,6 +33,7 @@ import (
 const (
 	envEngineSocket = "KVSHARE_TEST_ENGINE_SOCKET"
 	envEngineName   = "KVSHARE_TEST_ENGINE_NAME"
+	envEngineScope  = "KVSHARE_TEST_ENGINE_SCOPE" // the scope's canonical text; unset: none
 )
 
 // The geometry every helper engine lends: two regions of eight slots of
@@ -95,6 +96,8 @@ func TestHelperEngine(t *testing.T) {
 //	lend                          lend engineGeometry
 //	publish TAG REGION COUNT      publish rows TAG/0… from slots 0… of REGION, wait for quiescence
 //	fetch TAG REGION COUNT        look the rows up, fetch them into slots COUNT-1…0 of REGION, check every byte
+//	probe TAG REGION COUNT        look the rows up and fetch them, whatever is there, into slots 0… of REGION
+//	                              filled with 0xEE first: "probe present=P ready=R miss=M match=X untouched=U"
 //	submit DIR TAG REGION SLOT    publish or fetch one row, waiting only for its acceptance
 //	round N                       publish, look up and fetch back four rows "NAME/round-N", checked
 //	return                        return the lend: "return returned", or "return held"
@@ -105,7 +108,11 @@ func runEngine(socket, name string, in io.Reader, out io.Writer) error {
 		return patience.Bound{Span: patience.Wait(), What: "engine " + name}.Context(ctx)
 	}
 	wctx, cancel := bounded()
-	c, err := nodeclient.Dial(wctx, socket, nodeclient.Options{Engine: name, Logger: slog.New(slog.DiscardHandler)})
+	o := nodeclient.Options{Engine: name, Logger: slog.New(slog.DiscardHandler)}
+	if scope := os.Getenv(envEngineScope); scope != "" {
+		o.Scope = rawScope(scope)
+	}
+	c, err := nodeclient.Dial(wctx, socket, o)
 	cancel()
 	if err != nil {
 		return err
@@ -138,6 +145,10 @@ func runEngine(socket, name string, in io.Reader, out io.Writer) error {
 				rows, err = fetchRows(wctx, c, l, f[1], region, count)
 			}
 			said = fmt.Sprintf("%s %d rows", f[0], rows)
+		case "probe":
+			region, _ := strconv.Atoi(f[2])
+			count, _ := strconv.Atoi(f[3])
+			said, err = probeRows(wctx, c, l, f[1], region, count)
 		case "submit":
 			region, _ := strconv.Atoi(f[3])
 			slot, _ := strconv.Atoi(f[4])
@@ -270,10 +281,19 @@ type engineProc struct {
 // startEngine starts a helper engine named name attached to the
 // fixture's node, and waits for it to dial.
 func (f *fixture) startEngine(name string) *engineProc {
-	t := f.t
+	f.t.Helper()
+	p := launchEngine(f.t, f.path, name)
+	p.expect("ok dial")
+	return p
+}
+
+// launchEngine starts a helper engine named name attached to the node
+// at socket, with env added to its environment; the caller reads its
+// first answer (the dial's).
+func launchEngine(t *testing.T, socket, name string, env ...string) *engineProc {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperEngine$", "-test.count=1")
-	cmd.Env = append(os.Environ(), envEngineSocket+"="+f.path, envEngineName+"="+name)
+	cmd.Env = append(append(os.Environ(), envEngineSocket+"="+socket, envEngineName+"="+name), env...)
 	p := &engineProc{t: t, name: name, cmd: cmd, lines: make(chan string, 64), exited: make(chan struct{})}
 	cmd.Stderr = &p.stderr
 	var err error
@@ -300,7 +320,6 @@ func (f *fixture) startEngine(name string) *engineProc {
 			t.Logf("engine %s's stderr:\n%s", name, p.stderr.String())
 		}
 	})
-	p.expect("ok dial")
 	return p
 }
 

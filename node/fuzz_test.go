@@ -112,3 +112,37 @@ func fuzzMemfd(t *testing.T, l *nodewire.Lend) int {
 	require.NoError(t, err)
 	return fd
 }
+
+// FuzzHelloScope reads any hello scope as a node does: either it is
+// refused with BadScope naming a field of the scope, or it is a scope's
+// canonical text exactly (the scope it reads encodes to the same text)
+// and the session's keys are made under that scope's stem and declare
+// its tenant. Nothing else is possible.
+func FuzzHelloScope(f *testing.F) {
+	f.Add(scopeText(f, testScope()))
+	f.Add("")
+	f.Add("kvscope1;")
+	f.Add(scopeText(f, testScope())[:40])
+	f.Add("kvscope1;1:m,1:r,0:,4:fp16,0:,2:16,1:8,3:128,1:0,2:32,1:0,1:1,1:0,1:1,6:xxh3-1,0:,4:acme,")
+	n, err := New(Config{Driver: memdrv.New(memdrv.NewStore(), memdrv.Options{}), Logger: quiet(f)})
+	require.NoError(f, err)
+	f.Fuzz(func(t *testing.T, text string) {
+		sc, r := n.scopeOf(text)
+		if r != nil {
+			require.Equal(t, nodewire.CodeBadScope, r.code, "%v", r)
+			require.Contains(t, r.field, "hello.scope")
+			return
+		}
+		if text == "" {
+			require.Equal(t, n.stem, sc.stem, "no scope: the node's own stem")
+			require.Empty(t, sc.tenant)
+			return
+		}
+		again, err := sc.scope.MarshalText()
+		require.NoError(t, err)
+		require.Equal(t, text, string(again), "only a canonical text is taken")
+		_, scoped := sc.stem.Scope()
+		require.True(t, scoped)
+		require.Equal(t, sc.scope.Tenant, sc.tenant)
+	})
+}

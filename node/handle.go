@@ -51,23 +51,29 @@ func (e *engine) handle(h nodewire.Header, m nodewire.Message, fd int) (code nod
 }
 
 // hello welcomes the engine, or refuses a version or a scope this node
-// does not serve and ends the session.
+// does not serve, or a tenant the peer may not declare, and ends the
+// session.
 func (e *engine) hello(request uint64, m *nodewire.Hello) (nodewire.Code, string, bool) {
 	switch {
 	case m.Version != nodewire.Version:
 		r := refuse(nodewire.CodeVersion, "hello.version", "version %d; this node speaks version %d", m.Version, nodewire.Version)
 		e.refuse(request, r)
 		return r.code, r.Error(), true
-	case m.Scope != "":
-		r := refuse(nodewire.CodeScopeUnsupported, "hello.scope", "%q given; version %d serves no scopes: leave it empty", m.Scope, nodewire.Version)
+	}
+	sc, r := e.n.scopeOf(m.Scope)
+	if r == nil {
+		r = e.n.tenants.declare(sc.tenant, e.peer)
+	}
+	if r != nil {
 		e.refuse(request, r)
 		return r.code, r.Error(), true
 	}
-	e.finder = e.n.newLookups(e)
+	e.scope = sc
+	e.finder = e.n.newLookups(sc.stem)
 	e.mu.Lock()
-	e.welcomed, e.name = true, m.Engine
+	e.welcomed, e.name, e.tenant = true, m.Engine, sc.tenant
 	e.mu.Unlock()
-	e.log = e.log.With("engine", m.Engine)
+	e.log = e.log.With("engine", m.Engine, "scope", sc.String())
 	e.n.mu.Lock()
 	e.n.attached++
 	e.n.mu.Unlock()

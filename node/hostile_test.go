@@ -107,12 +107,12 @@ func TestHostileEngines(t *testing.T) {
 			e.expectRefused(req, nodewire.CodeVersion, "hello.version")
 			e.expectGoodbye(nodewire.CodeVersion)
 		}, counted{refused: nodewire.CodeVersion, ended: nodewire.CodeVersion}},
-		{"scope", func(t *testing.T, f *fixture) {
+		{"a scope that is no scope's encoding", func(t *testing.T, f *fixture) {
 			e := f.dial()
 			req := e.send(&nodewire.Hello{Version: nodewire.Version, Engine: "scoped", Scope: "tenant-a"})
-			e.expectRefused(req, nodewire.CodeScopeUnsupported, "hello.scope")
-			e.expectGoodbye(nodewire.CodeScopeUnsupported)
-		}, counted{refused: nodewire.CodeScopeUnsupported, ended: nodewire.CodeScopeUnsupported}},
+			e.expectRefused(req, nodewire.CodeBadScope, "hello.scope")
+			e.expectGoodbye(nodewire.CodeBadScope)
+		}, counted{refused: nodewire.CodeBadScope, ended: nodewire.CodeBadScope}},
 		{"unknown type", func(t *testing.T, f *fixture) {
 			e := f.helloed()
 			e.raw(frame(0x3E, 0, 5, nil))

@@ -53,6 +53,9 @@ func (e *engine) lend(request uint64, m *nodewire.Lend, fd int) {
 	if r == nil {
 		r = e.n.reclaimRefusal("lend")
 	}
+	if r == nil { // last, before the mapping: a refusal touched nothing
+		r = e.n.tenants.take(e.tenant, usage{lent: g.bytes})
+	}
 	if r != nil {
 		e.refuse(request, r)
 		return
@@ -60,6 +63,7 @@ func (e *engine) lend(request uint64, m *nodewire.Lend, fd int) {
 	l := &lend{e: e}
 	mp, r := mapMemfd(fd, g, l.unmapped)
 	if r != nil {
+		e.n.tenants.give(e.tenant, usage{lent: g.bytes})
 		e.refuse(request, r)
 		return
 	}
@@ -79,7 +83,7 @@ func (e *engine) lend(request uint64, m *nodewire.Lend, fd int) {
 	e.count(func(c *Counts) { c.Lends++; c.LentBytes += g.bytes })
 
 	view := e.n.newView()
-	be, err := binding.Open(e.ctx, binding.Loan{Regions: mp.regions(), Hold: mp}, view, e.n.backendConfig())
+	be, err := binding.Open(e.ctx, binding.Loan{Regions: mp.regions(), Hold: mp}, view, e.n.backendConfig(e.scope.scope))
 	if err != nil {
 		var live *binding.LiveRegistrationError
 		if errors.As(err, &live) {
@@ -123,7 +127,16 @@ func (l *lend) unmapped(m *mapping, err error) {
 	e := l.e
 	e.mu.Lock()
 	e.lent -= m.g.bytes
+	// Every attempt on the lend quiesced before its hold was released:
+	// those whose watcher left with the session give their tenant's
+	// count back now.
+	for _, t := range e.transfers {
+		if t != nil && t.l == l {
+			e.settleLocked(t)
+		}
+	}
 	e.mu.Unlock()
+	e.n.tenants.give(e.tenant, usage{lent: m.g.bytes})
 	e.count(func(c *Counts) {
 		c.Lends--
 		c.LentBytes -= m.g.bytes

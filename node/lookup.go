@@ -20,10 +20,10 @@ type lookups struct {
 	keys   keys.Stem
 }
 
-func (n *Node) newLookups(e *engine) *lookups {
+func (n *Node) newLookups(stem keys.Stem) *lookups {
 	v := n.newView()
 	looker, _ := v.(contract.Looker)
-	return &lookups{view: v, looker: looker, keys: n.stem}
+	return &lookups{view: v, looker: looker, keys: stem}
 }
 
 // lookup takes a lookup: checked, then asked on a goroutine of its own

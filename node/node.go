@@ -29,7 +29,8 @@ type Node struct {
 	stem keys.Stem
 	log  *slog.Logger
 
-	tally tally // the node's counts, every engine's together
+	tally   tally         // the node's counts, every engine's together
+	tenants *tenantLedger // every tenant's usage, against its limits
 
 	shared      *driverview.Shared // the driver every view shares, with the ledger of its recycles
 	reclaimTurn chan struct{}      // one Reclaim at a time
@@ -64,6 +65,7 @@ func New(cfg Config) (*Node, error) {
 		stem:        stem,
 		log:         cfg.Logger,
 		shared:      driverview.NewShared(cfg.Driver),
+		tenants:     newTenantLedger(cfg.Tenants),
 		reclaimTurn: make(chan struct{}, 1),
 		listeners:   map[*net.UnixListener]struct{}{},
 		engines:     map[*engine]struct{}{},
@@ -276,5 +278,6 @@ func (n *Node) Stats() Stats {
 		}
 	}
 	s.Engines = int64(len(s.PerEngine))
+	s.PerTenant = n.tenants.snapshot()
 	return s
 }

@@ -37,13 +37,20 @@ func (f *fixture) publish(pub *testEngine, ns [][]byte) {
 // engineStats is the named engine's counts.
 func engineStats(t *testing.T, s Stats, name string) EngineStats {
 	t.Helper()
-	for _, es := range s.PerEngine {
-		if es.Engine == name {
-			return es
+	return named(t, s.PerEngine, name, func(es EngineStats) string { return es.Engine })
+}
+
+// named returns the item of list whose name is name.
+func named[T any](t *testing.T, list []T, name string, nameOf func(T) string) T {
+	t.Helper()
+	for _, v := range list {
+		if nameOf(v) == name {
+			return v
 		}
 	}
-	t.Fatalf("no engine %q in %+v", name, s.PerEngine)
-	return EngineStats{}
+	t.Fatalf("no %q in %+v", name, list)
+	var zero T
+	return zero
 }
 
 // TestReclaimAcrossEngines: two engines' lends held by unprovable

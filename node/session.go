@@ -34,11 +34,13 @@ type engine struct {
 	work   sync.WaitGroup // watchers, lookups and returns
 
 	log    *slog.Logger
-	finder *lookups // the engine's lookups, over a view of its own; set at the welcome
+	finder *lookups     // the engine's lookups, over a view of its own; set at the welcome
+	scope  sessionScope // every key of the session is made under it; set at the welcome
 
 	mu        sync.Mutex
 	welcomed  bool
 	name      string // the hello's
+	tenant    string // its scope's, admitted by the node's configuration; set at the welcome
 	lends     map[uint32]*lend
 	nextLend  uint32
 	transfers map[uint64]*transfer // by request id: attempts not quiesced
@@ -239,7 +241,12 @@ func (e *engine) stats() (EngineStats, bool) {
 	if !e.isWelcomed() {
 		return EngineStats{}, false
 	}
-	return EngineStats{Session: e.session, Engine: e.nameOf(), PID: e.peer.pid, UID: e.peer.uid, Counts: e.tally.snapshot()}, true
+	var digest string
+	if d, ok := e.scope.stem.Scope(); ok {
+		digest = d.String()
+	}
+	return EngineStats{Session: e.session, Engine: e.nameOf(), PID: e.peer.pid, UID: e.peer.uid,
+		Scope: digest, Tenant: e.scope.tenant, Counts: e.tally.snapshot()}, true
 }
 
 func closeFD(fd int) {

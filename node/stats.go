@@ -67,6 +67,10 @@ type Stats struct {
 	Reclaims, BytesReclaimed int64
 	// PerEngine: each engine attached now, in the order it attached.
 	PerEngine []EngineStats
+	// PerTenant: each tenant of the node's configuration, and the tenant
+	// "" once a session declared it, by name: its usage now against its
+	// limits, and what they refused.
+	PerTenant []TenantStats
 }
 
 // EngineStats is one engine's session: who it is and its counts.
@@ -77,6 +81,9 @@ type EngineStats struct {
 	Engine string
 	PID    int32
 	UID    uint32
+	// Scope is the digest of the scope its keys are made under (32 hex
+	// digits), "" for none; Tenant the tenant the scope declared.
+	Scope, Tenant string
 	Counts
 }
 

@@ -18,6 +18,19 @@ type transfer struct {
 	l         *lend
 	att       contract.Attempt
 	disturbed atomic.Bool // a reclaim's recycle began before its outcome was known
+
+	// Guarded by e.mu.
+	use     usage // what it holds of its tenant's limits
+	settled bool  // use given back
+}
+
+// settleLocked gives t's usage back to its tenant, once: when t
+// quiesced, or when its lend was let go. Under e.mu.
+func (e *engine) settleLocked(t *transfer) {
+	if !t.settled {
+		t.settled = true
+		e.n.tenants.give(e.tenant, t.use)
+	}
 }
 
 // transfer takes a publish or fetch: checked against the lend and the
@@ -33,6 +46,11 @@ func (e *engine) transfer(request uint64, m *nodewire.Transfer) {
 	e.mu.Lock()
 	recycles := e.n.recycles.Load() // before the gate: see reclaim_gate.go
 	l, r := e.admitTransfer(request, op, m)
+	var use usage
+	if r == nil { // last: a refusal touched nothing
+		use = usage{bytes: int64(rowsOf(m.Groups)) * l.m.g.slotBytes, attempts: 1}
+		r = e.n.tenants.take(e.tenant, use)
+	}
 	if r == nil {
 		l.inFlight++
 		e.transfers[request] = nil // reserved: the id is in use
@@ -66,10 +84,11 @@ func (e *engine) transfer(request uint64, m *nodewire.Transfer) {
 		l.inFlight--
 		delete(e.transfers, request)
 		e.mu.Unlock()
+		e.n.tenants.give(e.tenant, use)
 		e.refuse(request, submissionRefusal(op, err))
 		return
 	}
-	t := &transfer{request: request, l: l, att: att}
+	t := &transfer{request: request, l: l, att: att, use: use}
 	e.mu.Lock()
 	if e.n.recycles.Load() != recycles {
 		t.disturbed.Store(true) // a reclaim began while it was on its way in
@@ -173,6 +192,7 @@ func (e *engine) watch(t *transfer) {
 	e.mu.Lock()
 	delete(e.transfers, t.request)
 	t.l.inFlight--
+	e.settleLocked(t)
 	e.mu.Unlock()
 	e.post(t.request, &nodewire.Quiesced{})
 }

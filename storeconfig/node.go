@@ -53,6 +53,22 @@ type Node struct {
 	// shutdown waits for engines' memory to be given back; from 1ms to
 	// MaxNodeWait.
 	ShutdownWait time.Duration
+	// RequireScope (require_scope) refuses an engine whose hello
+	// declares no scope.
+	RequireScope bool
+	// Tenants (tenants, an array of strings, each a [NodeTenant]'s spec:
+	// see [ParseNodeTenant]) say which peers may declare which tenant
+	// in their scope, and each tenant's limits.
+	Tenants []NodeTenant
+}
+
+// NodeTenant is one tenant of the node: the peers that may declare it
+// (by uid or gid) and its limits over all its sessions (0: none).
+type NodeTenant struct {
+	Name                           string
+	UIDs, GIDs                     []uint32
+	MaxLentBytes, MaxBytesInFlight int64
+	MaxAttemptsInFlight            int
 }
 
 // The keys of the [node] section, as a file spells them.
@@ -71,11 +87,14 @@ const (
 	KeyShutdownWait = "shutdown_wait"
 	KeyReclaimAbove = "reclaim_above"
 	KeyReclaimWait  = "reclaim_wait"
+	KeyRequireScope = "require_scope"
+	KeyTenants      = "tenants"
 )
 
 // NodeKeys lists the keys of the [node] section.
 var NodeKeys = []string{KeySocket, KeyMode, KeyAllowUIDs, KeyMaxFrame, KeyMaxAttempts, KeyMaxRows,
-	KeyMaxLendBytes, KeyMaxRegions, KeyOutQueue, KeyEngineWait, KeyShutdownWait, KeyReclaimAbove, KeyReclaimWait}
+	KeyMaxLendBytes, KeyMaxRegions, KeyOutQueue, KeyEngineWait, KeyShutdownWait, KeyReclaimAbove, KeyReclaimWait,
+	KeyRequireScope, KeyTenants}
 
 // The ranges of the [node] section. MinNodeFrame is the least frame a
 // node takes: room for the largest hello (two lengths, a 64-byte engine
@@ -126,6 +145,15 @@ func (n Node) Check(file string) Findings {
 	inRange(KeyMaxRegions, int64(n.MaxRegions), 1, MaxNodeRegions)
 	inRange(KeyOutQueue, int64(n.OutQueue), 1, MaxNodeOutQueue)
 	inRange(KeyReclaimAbove, n.ReclaimAbove, 1, MaxNodeLendBytes)
+	seen := map[string]bool{}
+	for i, t := range n.Tenants {
+		if err := t.check(); err != "" {
+			errs.Addf(file, NodeSection, KeyTenants, "item %d: %s", i, err)
+		} else if seen[t.Name] {
+			errs.Addf(file, NodeSection, KeyTenants, "item %d: tenant %q is listed twice", i, t.Name)
+		}
+		seen[t.Name] = true
+	}
 	for _, w := range []struct {
 		key string
 		d   time.Duration

@@ -62,6 +62,15 @@ func (f *File) Node() storeconfig.Node {
 	n.ShutdownWait = s.Duration(storeconfig.KeyShutdownWait)
 	n.ReclaimAbove = limit(storeconfig.KeyReclaimAbove)
 	n.ReclaimWait = s.Duration(storeconfig.KeyReclaimWait)
+	n.RequireScope = s.Bool(storeconfig.KeyRequireScope, false)
+	for i, spec := range s.Strings(storeconfig.KeyTenants) {
+		t, err := storeconfig.ParseNodeTenant(spec)
+		if err != nil {
+			s.Refuse(storeconfig.KeyTenants, "item %d: %v", i, err)
+			continue
+		}
+		n.Tenants = append(n.Tenants, t)
+	}
 	for _, e := range n.Check(f.name) {
 		f.Add(e)
 	}

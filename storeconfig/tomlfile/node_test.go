@@ -38,12 +38,19 @@ engine_wait = "30s"
 shutdown_wait = "2m"
 reclaim_above = 1073741824
 reclaim_wait = "2m"
+require_scope = true
+tenants = ["uids=1000 max_lent_bytes=8589934592 max_attempts_in_flight=16 tenant=acme", "gids=100 tenant=big corp", "max_bytes_in_flight=4096 tenant="]
 `)
 	require.NoError(t, err)
 	assert.Equal(t, storeconfig.Node{
 		Socket: "/run/kvshare/node.sock", Mode: 0o660, AllowUIDs: []uint32{0, 1000},
 		MaxFrame: 1 << 20, MaxAttempts: 32, MaxRows: 4096, MaxLendBytes: 16 << 30, MaxRegions: 64, OutQueue: 256,
 		EngineWait: 30 * time.Second, ShutdownWait: 2 * time.Minute, ReclaimAbove: 1 << 30, ReclaimWait: 2 * time.Minute,
+		RequireScope: true, Tenants: []storeconfig.NodeTenant{
+			{Name: "acme", UIDs: []uint32{1000}, MaxLentBytes: 8 << 30, MaxAttemptsInFlight: 16},
+			{Name: "big corp", GIDs: []uint32{100}},
+			{Name: "", MaxBytesInFlight: 4096},
+		},
 	}, n)
 
 	n, err = decodeNode("[node]\n")
@@ -84,6 +91,12 @@ func TestNodeRefusalsNameSectionAndKey(t *testing.T) {
 		{"a shutdown wait beyond a day", "[node]\nshutdown_wait = \"48h\"\n", "shutdown_wait", "must be from 1ms to 24h0m0s, got 48h0m0s"},
 		{"a reclaim threshold of 0", "[node]\nreclaim_above = 0\n", "reclaim_above", "is 0: leave it out"},
 		{"a reclaim wait as a number", "[node]\nreclaim_wait = 90\n", "reclaim_wait", "wants a string, got an integer"},
+		{"require_scope as a string", "[node]\nrequire_scope = \"yes\"\n", "require_scope", "wants a boolean, got a string"},
+		{"tenants as a string", "[node]\ntenants = \"tenant=a\"\n", "tenants", "wants an array of strings, got a string"},
+		{"a tenant spec without its name", "[node]\ntenants = [\"uids=1\"]\n", "tenants", `item 0: "uids=1": no tenant=NAME`},
+		{"a tenant nobody may declare", "[node]\ntenants = [\"tenant=a\"]\n", "tenants", `item 0: "tenant=a": tenant "a": neither uids nor gids`},
+		{"a tenant limit of 0", "[node]\ntenants = [\"uids=1 max_lent_bytes=0 tenant=a\"]\n", "tenants", `max_lent_bytes: "0": want an integer from 1`},
+		{"a tenant twice", "[node]\ntenants = [\"uids=1 tenant=a\", \"gids=2 tenant=a\"]\n", "tenants", `item 1: tenant "a" is listed twice`},
 		{"an unknown key", "[node]\nsocket_path = \"/run/x\"\n", "socket_path", "unknown key (known: socket, mode, allow_uids, max_frame"},
 		{"a key in another case", "[node]\nSocket = \"/run/x\"\n", "Socket", "unknown key"},
 		{"a table for a value", "[node.socket]\npath = \"/run/x\"\n", "socket", "wants a string, got a table"},

@@ -286,6 +286,7 @@ func TestNodeFlagsOverFile(t *testing.T) {
 		Socket: "/run/kvshare/node.sock", Mode: 0o640, AllowUIDs: []uint32{1001},
 		MaxFrame: 1 << 20, MaxAttempts: 3, MaxRows: 16, MaxLendBytes: 1 << 30, MaxRegions: 4, OutQueue: 32,
 		EngineWait: time.Second, ShutdownWait: 2 * time.Second, ReclaimAbove: 1 << 20, ReclaimWait: 3 * time.Second,
+		RequireScope: true, Tenants: []storeconfig.NodeTenant{{Name: "acme", UIDs: []uint32{1001}, MaxLentBytes: 1 << 20}},
 	}
 	parse := func(args ...string) *nodeFlags {
 		fs := flag.NewFlagSet("node", flag.ContinueOnError)
@@ -298,16 +299,19 @@ func TestNodeFlagsOverFile(t *testing.T) {
 	assert.Equal(t, node.Config{
 		Socket: file.Socket, Mode: 0o640, AllowUIDs: []uint32{1001}, MaxFrame: 1 << 20, MaxAttempts: 3, MaxRows: 16,
 		MaxLendBytes: 1 << 30, MaxRegions: 4, OutQueue: 32, EngineWait: time.Second, ReclaimAbove: 1 << 20, ReclaimWait: 3 * time.Second,
+		RequireScope: true, Tenants: []node.Tenant{{Name: "acme", UIDs: []uint32{1001}, MaxLentBytes: 1 << 20}},
 	}, cfg, "no flag given: the file's every key")
 	assert.Equal(t, 2*time.Second, shutdown)
 
 	cfg, shutdown, line = parse("--socket", "/tmp/n.sock", "--mode", "0600", "--allow-uid", "7,8", "--max-lend-bytes", "2GiB",
 		"--max-attempts", "5", "--max-rows", "64", "--engine-wait", "4s", "--shutdown-wait", "5s",
-		"--reclaim-above", "4MiB", "--reclaim-wait", "6s").config(file)
+		"--reclaim-above", "4MiB", "--reclaim-wait", "6s", "--require-scope=false",
+		"--tenant", "gids=9 max_attempts_in_flight=2 tenant=big corp", "--tenant", "max_bytes_in_flight=4096 tenant=").config(file)
 	require.Empty(t, line)
 	assert.Equal(t, node.Config{
 		Socket: "/tmp/n.sock", Mode: 0o600, AllowUIDs: []uint32{7, 8}, MaxFrame: 1 << 20, MaxAttempts: 5, MaxRows: 64,
 		MaxLendBytes: 2 << 30, MaxRegions: 4, OutQueue: 32, EngineWait: 4 * time.Second, ReclaimAbove: 4 << 20, ReclaimWait: 6 * time.Second,
+		Tenants: []node.Tenant{{Name: "big corp", GIDs: []uint32{9}, MaxAttemptsInFlight: 2}, {Name: "", MaxBytesInFlight: 4096}},
 	}, cfg, "every flag given over the file's key; keys without a flag stay the file's")
 	assert.Equal(t, 5*time.Second, shutdown)
 
@@ -318,4 +322,8 @@ func TestNodeFlagsOverFile(t *testing.T) {
 
 	_, _, line = parse("--reclaim-above", "0").config(file)
 	assert.Contains(t, line, `--reclaim-above "0"`)
+	_, _, line = parse("--tenant", "uids=1").config(file)
+	assert.Contains(t, line, `--tenant: "uids=1": no tenant=NAME`)
+	_, _, line = parse("--tenant", "uids=1 tenant=a", "--tenant", "gids=1 tenant=a").config(file)
+	assert.Contains(t, line, `tenant "a" is listed twice`)
 }

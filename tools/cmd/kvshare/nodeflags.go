@@ -28,11 +28,19 @@ type nodeFlags struct {
 	shutdownWait *time.Duration
 	reclaimAbove *string
 	reclaimWait  *time.Duration
+	requireScope *bool
+	tenants      tenantFlags
 }
+
+// tenantFlags are --tenant's specs, one a flag.
+type tenantFlags []string
+
+func (t *tenantFlags) String() string     { return strings.Join(*t, "; ") }
+func (t *tenantFlags) Set(s string) error { *t = append(*t, s); return nil }
 
 // addNodeFlags registers the node's flags on fs.
 func addNodeFlags(fs *flag.FlagSet) *nodeFlags {
-	return &nodeFlags{
+	f := &nodeFlags{
 		fs:           fs,
 		socket:       fs.String("socket", defaultSocket(), "path of the node's Unix socket (default $XDG_RUNTIME_DIR/kvshare/node.sock when that is set; [node] socket)"),
 		mode:         fs.String("mode", "0600", "file mode of the socket, in octal: who may connect at all ([node] mode)"),
@@ -44,7 +52,10 @@ func addNodeFlags(fs *flag.FlagSet) *nodeFlags {
 		shutdownWait: fs.Duration("shutdown-wait", time.Minute, "how long the shutdown waits for engines' memory to be given back ([node] shutdown_wait)"),
 		reclaimAbove: fs.String("reclaim-above", "", "reclaim on its own once the memory the node holds (access not proven ended) reaches this size, such as 8GiB; a reclaim recycles the store client every engine shares (default: never; [node] reclaim_above)"),
 		reclaimWait:  fs.Duration("reclaim-wait", 0, "bound of each automatic reclaim (default 90s; [node] reclaim_wait)"),
+		requireScope: fs.Bool("require-scope", false, "refuse an engine whose hello declares no scope ([node] require_scope)"),
 	}
+	fs.Var(&f.tenants, "tenant", "a tenant engines may declare in their scope, and its limits, as \"uids=1000,1001 gids=100 max_lent_bytes=8589934592 max_bytes_in_flight=1073741824 max_attempts_in_flight=32 tenant=NAME\" (NAME last, taken as it is; ids and limits optional); repeat it for each tenant; given, the flags replace the file's list (default: only the tenant \"\", every allowed peer, unlimited; [node] tenants)")
+	return f
 }
 
 // given reports whether the flag was set on the command line.
@@ -59,6 +70,7 @@ func (f *nodeFlags) config(file storeconfig.Node) (cfg node.Config, shutdownWait
 		MaxFrame: uint32(file.MaxFrame), MaxAttempts: file.MaxAttempts, MaxRows: file.MaxRows,
 		MaxLendBytes: file.MaxLendBytes, MaxRegions: file.MaxRegions, OutQueue: file.OutQueue,
 		EngineWait: file.EngineWait, ReclaimAbove: file.ReclaimAbove, ReclaimWait: file.ReclaimWait,
+		RequireScope: file.RequireScope,
 	}
 	shutdownWait = file.ShutdownWait
 	if cfg.Socket == "" || f.given("socket") {
@@ -112,6 +124,26 @@ func (f *nodeFlags) config(file storeconfig.Node) (cfg node.Config, shutdownWait
 	}
 	if f.given("reclaim-wait") {
 		cfg.ReclaimWait = *f.reclaimWait
+	}
+	if f.given("require-scope") {
+		cfg.RequireScope = *f.requireScope
+	}
+	if f.given("tenant") {
+		file.Tenants = nil
+		for _, spec := range f.tenants {
+			t, err := storeconfig.ParseNodeTenant(spec)
+			if err != nil {
+				return cfg, 0, fmt.Sprintf("--tenant: %v", err)
+			}
+			file.Tenants = append(file.Tenants, t)
+		}
+		if err := (storeconfig.Node{Tenants: file.Tenants}).Validate(""); err != nil {
+			return cfg, 0, fmt.Sprintf("--tenant: %v", err)
+		}
+	}
+	for _, t := range file.Tenants {
+		cfg.Tenants = append(cfg.Tenants, node.Tenant{Name: t.Name, UIDs: t.UIDs, GIDs: t.GIDs,
+			MaxLentBytes: t.MaxLentBytes, MaxBytesInFlight: t.MaxBytesInFlight, MaxAttemptsInFlight: t.MaxAttemptsInFlight})
 	}
 	if shutdownWait == 0 || f.given("shutdown-wait") {
 		shutdownWait = *f.shutdownWait
