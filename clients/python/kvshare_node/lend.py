@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+from array import array
+from itertools import accumulate
 from typing import TYPE_CHECKING, Any, Iterable, Sequence, Union
 
 from . import wire
@@ -39,14 +41,43 @@ _MAX_BYTES = (1 << 63) - 1
 
 
 def check_names(names: Sequence[Names], what: str) -> list[bytes]:
-    """Names as bytes, each 1 to 512 bytes (the key rules), else BadNamesError."""
-    out = []
-    for i, n in enumerate(names):
-        b = n.encode("utf-8") if isinstance(n, str) else bytes(n)
-        if not b or len(b) > wire.MAX_NAME_BYTES:
-            raise BadNamesError(f"{what}.names[{i}]", f"{len(b)} bytes, want 1 to {wire.MAX_NAME_BYTES}")
-        out.append(b)
-    return out
+    """Names as bytes-like values, each 1 to 512 bytes (the key rules), else BadNamesError."""
+    return _names_field(names, what)[0]
+
+
+def _names_field(names: Sequence[Names], what: str) -> tuple[list[bytes], bytes]:
+    """Checked names, and their names field as the wire encodes it."""
+    names = names if type(names) is list else list(names)
+    lens = list(map(len, names))
+    try:
+        blob = b"".join(names)  # bytes-like names as they are (str ones fail here)
+    except TypeError:
+        blob = None
+    ends = array("I", accumulate(lens))
+    if blob is None or (ends and ends[-1] != len(blob)):  # str names, or views whose items are not bytes
+        names = [n.encode("utf-8") if isinstance(n, str) else bytes(n) for n in names]
+        lens = list(map(len, names))
+        blob = b"".join(names)
+        ends = array("I", accumulate(lens))
+    if lens and (0 in lens or max(lens) > wire.MAX_NAME_BYTES):
+        i = next(i for i, n in enumerate(lens) if not 1 <= n <= wire.MAX_NAME_BYTES)
+        raise BadNamesError(f"{what}.names[{i}]", f"{lens[i]} bytes, want 1 to {wire.MAX_NAME_BYTES}")
+    return names, wire.encode_names(len(names), ends, blob)
+
+
+def check_slots(slots: Iterable[int], count: int, what: str) -> array:
+    """Slot numbers as an array of u32, each below count, else OutOfRangeError."""
+    try:
+        a = array("I", slots)
+    except (TypeError, OverflowError, ValueError):
+        a = array("I")
+        for j, v in enumerate(slots):
+            _int(v, f"{what}.slots[{j}]", 0, count - 1, OutOfRangeError)
+            a.append(v)
+    if a and max(a) >= count:
+        j = next(j for j, v in enumerate(a) if v >= count)
+        _int(a[j], f"{what}.slots[{j}]", 0, count - 1, OutOfRangeError)
+    return a
 
 
 def _int(v: Any, what: str, lo: int, hi: int, err: type[KVShareError]) -> int:
@@ -271,23 +302,25 @@ class Lend:
     def _view(self, kind: str, fetch: bool, groups: Iterable[GroupLike]) -> tuple[list[wire.Group], int]:
         view = []
         rows = 0
-        seen: set[tuple[int, int]] = set()
+        seen: dict[int, set[int]] = {}
         for i, g in enumerate(groups):
             what = f"{kind}.groups[{i}]"
             region, slots, names = (g.region, g.slots, g.names) if isinstance(g, wire.Group) else g
             _int(region, f"{what}.region", 0, self.regions - 1, OutOfRangeError)
-            slots = list(slots)
-            if slots and (min(slots) < 0 or max(slots) >= self.slot_count or not all(type(s) is int for s in slots)):
-                for j, s in enumerate(slots):
-                    _int(s, f"{what}.slots[{j}]", 0, self.slot_count - 1, OutOfRangeError)
+            slots = check_slots(slots, self.slot_count, what)
             if len(names) != len(slots):
                 raise BadNamesError(f"{what}.names", f"{len(names)} names for {len(slots)} slots")
             if fetch:
-                for j, s in enumerate(slots):
-                    if (region, s) in seen:
-                        raise OutOfRangeError(f"{what}.slots[{j}]", f"slot {s} of region {region} named twice in a fetch")
-                    seen.add((region, s))
-            view.append(wire.Group(region, slots, check_names(names, what)))
+                taken = seen.setdefault(region, set())
+                fresh = set(slots)
+                if len(fresh) != len(slots) or not taken.isdisjoint(fresh):
+                    for j, s in enumerate(slots):
+                        if s in taken:
+                            raise OutOfRangeError(f"{what}.slots[{j}]", f"slot {s} of region {region} named twice in a fetch")
+                        taken.add(s)
+                taken |= fresh
+            checked, field = _names_field(names, what)
+            view.append(wire.Group(region, slots, checked, field))
             rows += len(slots)
         return view, rows
 

@@ -105,6 +105,8 @@ class Group:
     region: int
     slots: Sequence[int]
     names: Sequence[bytes]
+    #: The names field as encoded, when the caller made it already.
+    encoded_names: bytes | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(slots=True)
@@ -241,8 +243,12 @@ def _str(s: str) -> bytes:
 
 
 def _names(names: Sequence[bytes]) -> bytes:
-    ends = list(accumulate(len(n) for n in names))
-    return _U32.pack(len(names)) + _u32s(ends) + b"".join(names)
+    return encode_names(len(names), array("I", accumulate(map(len, names))), b"".join(names))
+
+
+def encode_names(count: int, ends: array, blob: bytes) -> bytes:
+    """The names field of count names ending at ends (a u32 array) in blob."""
+    return _U32.pack(count) + _u32s(ends) + blob
 
 
 def encode_body(m: Message) -> bytes:
@@ -252,7 +258,7 @@ def encode_body(m: Message) -> bytes:
         for g in m.groups:
             parts.append(_GROUP_HEAD.pack(g.region, len(g.slots)))
             parts.append(_u32s(g.slots))
-            parts.append(_names(g.names))
+            parts.append(g.encoded_names if g.encoded_names is not None else _names(g.names))
         return b"".join(parts)
     if isinstance(m, Hello):
         return _U16.pack(m.version) + _str(m.engine) + _str(m.scope)
@@ -407,8 +413,15 @@ class _Fields:
             raise ProtocolError(what, f"{len(self.b) - self.off} bytes left over after the last field")
 
 
+_EMPTY: dict[int, type] = {ACCEPTED: Accepted, QUIESCED: Quiesced, RETURNED: Returned, STATS: Stats}
+
+
 def decode_body(t: int, body: bytes) -> Message:
     """Decode the body of a frame of type ``t`` (its header checked)."""
+    if t in _EMPTY:
+        if len(body):
+            raise ProtocolError(TYPE_NAMES[t], f"{len(body)} bytes left over after the last field")
+        return _EMPTY[t]()
     r = _Fields(bytes(body))
     name = TYPE_NAMES.get(t)
     if name is None:
@@ -423,8 +436,6 @@ def decode_body(t: int, body: bytes) -> Message:
         if code == 0 and fault:
             raise ProtocolError("outcome: fault", "text without a fault_code")
         m = Outcome(rows, code, fault)
-    elif t in (ACCEPTED, QUIESCED, RETURNED, STATS):
-        m = {ACCEPTED: Accepted, QUIESCED: Quiesced, RETURNED: Returned, STATS: Stats}[t]()
     elif t == HELLO:
         version = r.u16("hello: version")
         engine = r.str("hello: engine")
