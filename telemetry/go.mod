@@ -37,7 +37,7 @@ require (
 	github.com/kvshare/kvshare/mooncakesdk v0.3.0
 	github.com/kvshare/kvshare/node v0.3.0
 	github.com/kvshare/kvshare/nodeclient v0.3.0
-	github.com/kvshare/kvshare/nodewire v0.3.0 // indirect
+	github.com/kvshare/kvshare/nodewire v0.3.0
 	github.com/kvshare/kvshare/rowbatch v0.3.0 // indirect
 	github.com/kvshare/kvshare/scheduler v0.3.0 // indirect
 )

@@ -45,6 +45,19 @@ var (
 		Description: "The engine's publishes and fetches in flight."}
 	specEngineHeldBytes = observe.Spec{Name: "kvshare.node.engine.held.bytes", Unit: "By",
 		Description: "Bytes of the engine's lends the node keeps until access is proven ended."}
+
+	specTenantSessions = observe.Spec{Name: "kvshare.node.tenant.sessions", Unit: "{session}",
+		Description: "Sessions attached now whose scope declared the tenant."}
+	specTenantLentBytes = observe.Spec{Name: "kvshare.node.tenant.lent.bytes", Unit: "By",
+		Description: "Bytes the tenant's sessions lend the node now, those kept for engines that left included: against its lent-bytes limit."}
+	specTenantFlightBytes = observe.Spec{Name: "kvshare.node.tenant.inflight.bytes", Unit: "By",
+		Description: "Slot bytes of the tenant's publishes and fetches not quiesced: against its bytes-in-flight limit."}
+	specTenantAttemptOpen = observe.Spec{Name: "kvshare.node.tenant.attempt.open", Unit: "{attempt}",
+		Description: "The tenant's publishes and fetches not quiesced: against its attempts-in-flight limit."}
+	specTenantRefusals = observe.Spec{Name: "kvshare.node.tenant.refusals", Unit: "{request}",
+		Description: "Requests a limit of the tenant refused, by limit."}
+	specTenantDenied = observe.Spec{Name: "kvshare.node.tenant.denied", Unit: "{session}",
+		Description: "Hellos refused because the peer may not declare the tenant."}
 )
 
 // instruments are the node's instruments.
@@ -53,6 +66,9 @@ type instruments struct {
 	attached, attachRefused, attempts, refusals, reclaims, reclaimBytes metric.Int64ObservableCounter
 
 	engineSessions, engineLends, engineLentBytes, engineAttemptOpen, engineHeldBytes metric.Int64ObservableUpDownCounter
+
+	tenantSessions, tenantLentBytes, tenantFlightBytes, tenantAttemptOpen metric.Int64ObservableUpDownCounter
+	tenantRefusals, tenantDenied                                          metric.Int64ObservableCounter
 }
 
 func makeInstruments(k *observe.Maker) instruments {
@@ -64,13 +80,17 @@ func makeInstruments(k *observe.Maker) instruments {
 		engineSessions: k.UpDownCounter(specEngineSessions), engineLends: k.UpDownCounter(specEngineLends),
 		engineLentBytes: k.UpDownCounter(specEngineLentBytes), engineAttemptOpen: k.UpDownCounter(specEngineAttemptOpen),
 		engineHeldBytes: k.UpDownCounter(specEngineHeldBytes),
+		tenantSessions:  k.UpDownCounter(specTenantSessions), tenantLentBytes: k.UpDownCounter(specTenantLentBytes),
+		tenantFlightBytes: k.UpDownCounter(specTenantFlightBytes), tenantAttemptOpen: k.UpDownCounter(specTenantAttemptOpen),
+		tenantRefusals: k.Counter(specTenantRefusals), tenantDenied: k.Counter(specTenantDenied),
 	}
 }
 
 func (is instruments) all() []metric.Observable {
 	return []metric.Observable{is.engines, is.lends, is.lentBytes, is.attemptOpen, is.heldLends, is.heldBytes,
 		is.attached, is.attachRefused, is.attempts, is.refusals, is.reclaims, is.reclaimBytes,
-		is.engineSessions, is.engineLends, is.engineLentBytes, is.engineAttemptOpen, is.engineHeldBytes}
+		is.engineSessions, is.engineLends, is.engineLentBytes, is.engineAttemptOpen, is.engineHeldBytes,
+		is.tenantSessions, is.tenantLentBytes, is.tenantFlightBytes, is.tenantAttemptOpen, is.tenantRefusals, is.tenantDenied}
 }
 
 // engineFigures are one declared name's figures: every session of it
@@ -116,5 +136,16 @@ func (is instruments) observe(o metric.Observer, s node.Stats, base []attribute.
 		o.ObserveInt64(is.engineLentBytes, f.lentBytes, w)
 		o.ObserveInt64(is.engineAttemptOpen, f.attemptsOpen, w)
 		o.ObserveInt64(is.engineHeldBytes, f.heldBytes, w)
+	}
+	for _, ts := range s.PerTenant {
+		w := observe.With(base, Tenant.String(ts.Tenant))
+		o.ObserveInt64(is.tenantSessions, ts.Sessions, w)
+		o.ObserveInt64(is.tenantLentBytes, ts.LentBytes, w)
+		o.ObserveInt64(is.tenantFlightBytes, ts.BytesInFlight, w)
+		o.ObserveInt64(is.tenantAttemptOpen, ts.AttemptsInFlight, w)
+		o.ObserveInt64(is.tenantDenied, ts.NotAllowed, w)
+		for _, limit := range []string{node.LimitLentBytes, node.LimitBytesInFlight, node.LimitAttemptsInFlight} {
+			o.ObserveInt64(is.tenantRefusals, ts.Refused[limit], observe.With(base, Tenant.String(ts.Tenant), Limit.String(limit)))
+		}
 	}
 }

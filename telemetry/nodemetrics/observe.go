@@ -18,14 +18,24 @@ type Node interface {
 	Stats() node.Stats
 }
 
-// Engine is the attribute key of the per-engine instruments: the name
-// an engine declared in its hello.
-const Engine attribute.Key = "engine"
+// The attribute keys of the instruments' own series.
+const (
+	// Engine keys the per-engine instruments: the name an engine
+	// declared in its hello.
+	Engine attribute.Key = "engine"
+	// Tenant keys the per-tenant instruments: the tenant a scope
+	// declared ("" for none), as the node's configuration admitted it.
+	Tenant attribute.Key = "tenant"
+	// Limit keys the tenant refusals by the limit that refused them
+	// (node.LimitLentBytes, …).
+	Limit attribute.Key = "limit"
+)
 
 // Observe makes the node's instruments on mp's kvshare meter (scope
 // telemetry.ScopeName) and registers one callback that reads n.Stats()
 // once per collection. attrs are added to every observation (name the
-// node when a process runs several); none may be keyed [Engine].
+// node when a process runs several); none may be keyed [Engine],
+// [Tenant] or [Limit].
 //
 // Nothing is added to the node's path: the callback runs only when a
 // reader collects. Unregister the returned registration to stop.
@@ -36,7 +46,7 @@ func Observe(mp metric.MeterProvider, n Node, attrs ...attribute.KeyValue) (metr
 		return nil, fmt.Errorf("%w: no node", observe.ErrArgument)
 	}
 	for _, kv := range attrs {
-		if kv.Key == Engine {
+		if kv.Key == Engine || kv.Key == Tenant || kv.Key == Limit {
 			return nil, fmt.Errorf("%w: attribute %q is the instruments' own", observe.ErrArgument, kv.Key)
 		}
 	}

@@ -13,9 +13,11 @@ import (
 	"go.opentelemetry.io/otel/metric/noop"
 
 	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/keys"
 	"github.com/kvshare/kvshare/memdrv"
 	"github.com/kvshare/kvshare/node"
 	"github.com/kvshare/kvshare/nodeclient"
+	"github.com/kvshare/kvshare/nodewire"
 	"github.com/kvshare/kvshare/patience"
 	"github.com/kvshare/kvshare/telemetry"
 	"github.com/kvshare/kvshare/telemetry/nodemetrics"
@@ -31,13 +33,21 @@ type servedNode struct {
 
 func serveNode(t *testing.T, ctx context.Context, allow []uint32) servedNode {
 	t.Helper()
+	return serveNodeWith(t, ctx, func(c *node.Config) { c.AllowUIDs = allow })
+}
+
+// serveNodeWith is serveNode with a config shape changes.
+func serveNodeWith(t *testing.T, ctx context.Context, shape func(*node.Config)) servedNode {
+	t.Helper()
 	store, err := memdrv.NewBoundedStore(memdrv.StoreOptions{Capacity: 1 << 20})
 	require.NoError(t, err)
 	drv := memdrv.New(store, memdrv.Options{Logger: slog.New(slog.DiscardHandler)})
 	dir, err := os.MkdirTemp("", "kvnode")
 	require.NoError(t, err)
 	socket := filepath.Join(dir, "node.sock")
-	n, err := node.New(node.Config{Driver: drv, Socket: socket, AllowUIDs: allow, Logger: slog.New(slog.DiscardHandler)})
+	cfg := node.Config{Driver: drv, Socket: socket, Logger: slog.New(slog.DiscardHandler)}
+	shape(&cfg)
+	n, err := node.New(cfg)
 	require.NoError(t, err)
 	l, err := node.Listen(socket, 0o600)
 	require.NoError(t, err)
@@ -123,7 +133,22 @@ func TestFiguresEqualTheNodesStats(t *testing.T) {
 		"kvshare.node.engine.attempt.open": "{attempt}",
 		"kvshare.node.engine.held.bytes":   "By",
 	}
-	assert.Len(t, r, len(want)+len(perEngine), "the node's instruments and no others")
+	perTenant := map[string]string{
+		"kvshare.node.tenant.sessions":       "{session}",
+		"kvshare.node.tenant.lent.bytes":     "By",
+		"kvshare.node.tenant.inflight.bytes": "By",
+		"kvshare.node.tenant.attempt.open":   "{attempt}",
+		"kvshare.node.tenant.refusals":       "{request}",
+		"kvshare.node.tenant.denied":         "{session}",
+	}
+	assert.Len(t, r, len(want)+len(perEngine)+len(perTenant), "the node's instruments and no others")
+	require.Len(t, st.PerTenant, 1, "unscoped sessions: the tenant \"\" alone")
+	none := []attribute.KeyValue{nodeAttr, attribute.String("tenant", "")}
+	assert.EqualValues(t, 3, r.value(t, "kvshare.node.tenant.sessions", none...))
+	assert.Equal(t, st.PerTenant[0].LentBytes, r.value(t, "kvshare.node.tenant.lent.bytes", none...))
+	assert.Equal(t, st.LentBytes, st.PerTenant[0].LentBytes, "every lend is the tenant's")
+	assert.EqualValues(t, 4096, r.value(t, "kvshare.node.tenant.inflight.bytes", none...), "the held publish's one slot")
+	assert.EqualValues(t, 1, r.value(t, "kvshare.node.tenant.attempt.open", none...))
 	for metric, w := range want {
 		assert.Equal(t, w.value, r.value(t, metric, nodeAttr), metric)
 		points, monotonic := r.sum(t, metric)
@@ -193,6 +218,50 @@ func TestFiguresEqualTheNodesStats(t *testing.T) {
 	}
 }
 
+// Each tenant's series carry its usage and refusals as the node's
+// Stats().PerTenant says: sessions, lent bytes, a lend refused over the
+// tenant's limit (by limit), a hello refused because the peer may not
+// declare the tenant. The client sees the refusals as
+// nodewire.ErrTenantLimit and nodewire.ErrTenantNotAllowed.
+func TestTenantFiguresEqualTheNodesStats(t *testing.T) {
+	ctx, cancel := patience.For(t).Context(context.Background())
+	defer cancel()
+	mp, reader := newReader(t)
+	me := uint32(os.Getuid())
+	n := serveNodeWith(t, ctx, func(c *node.Config) {
+		c.Tenants = []node.Tenant{{Name: "acme", UIDs: []uint32{me}, MaxLentBytes: 4096}, {Name: "initech", UIDs: []uint32{me + 1}}}
+	})
+	reg, err := nodemetrics.Observe(mp, n)
+	require.NoError(t, err)
+	defer reg.Unregister()
+
+	scope := keys.Scope{Model: "m", Revision: "r", KVDType: "fp16", TokensPerBlock: 16, KVHeads: 8, HeadDim: 128,
+		Layers: 32, TPSize: 1, PPSize: 1, HashAlgorithm: "xxh3-128", Tenant: "acme"}
+	c, err := nodeclient.Dial(ctx, n.socket, nodeclient.Options{Engine: "prefill", Scope: scope, Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	l, err := c.Lend(ctx, nodeclient.Geometry{SlotBytes: 4096, SlotCount: 1})
+	require.NoError(t, err)
+	_, err = c.Lend(ctx, nodeclient.Geometry{SlotBytes: 4096, SlotCount: 1})
+	require.ErrorIs(t, err, nodewire.ErrTenantLimit)
+	scope.Tenant = "initech"
+	_, err = nodeclient.Dial(ctx, n.socket, nodeclient.Options{Engine: "intruder", Scope: scope, Logger: slog.New(slog.DiscardHandler)})
+	require.ErrorIs(t, err, nodewire.ErrTenantNotAllowed)
+
+	st := n.Stats()
+	r := collect(t, reader)
+	acme, initech := attribute.String("tenant", "acme"), attribute.String("tenant", "initech")
+	require.Len(t, st.PerTenant, 2)
+	assert.EqualValues(t, 1, r.value(t, "kvshare.node.tenant.sessions", acme))
+	assert.EqualValues(t, 0, r.value(t, "kvshare.node.tenant.sessions", initech))
+	assert.Equal(t, l.Bytes(), r.value(t, "kvshare.node.tenant.lent.bytes", acme))
+	assert.EqualValues(t, 1, r.value(t, "kvshare.node.tenant.refusals", acme, attribute.String("limit", node.LimitLentBytes)))
+	assert.EqualValues(t, 0, r.value(t, "kvshare.node.tenant.refusals", acme, attribute.String("limit", node.LimitAttemptsInFlight)))
+	assert.EqualValues(t, 1, r.value(t, "kvshare.node.tenant.denied", initech))
+	assert.EqualValues(t, 0, r.value(t, "kvshare.node.tenant.denied", acme))
+	require.NoError(t, l.Return(ctx))
+	require.NoError(t, c.Close(ctx))
+}
+
 // stagedNode is a node whose Stats the test sets.
 type stagedNode struct{ s node.Stats }
 
@@ -226,8 +295,10 @@ func TestObserveRefusesBadArguments(t *testing.T) {
 	var n *node.Node
 	_, err = nodemetrics.Observe(nil, n)
 	assert.ErrorIs(t, err, telemetry.ErrArgument)
-	_, err = nodemetrics.Observe(mp, fakeNode{}, attribute.String("engine", "x"))
-	assert.ErrorIs(t, err, telemetry.ErrArgument, "engine is the instruments' own")
+	for _, own := range []string{"engine", "tenant", "limit"} {
+		_, err = nodemetrics.Observe(mp, fakeNode{}, attribute.String(own, "x"))
+		assert.ErrorIs(t, err, telemetry.ErrArgument, "%s is the instruments' own", own)
+	}
 	_, err = nodemetrics.Observe(mp, fakeNode{}, attribute.String("status", "up"))
 	assert.ErrorIs(t, err, telemetry.ErrArgument)
 }
