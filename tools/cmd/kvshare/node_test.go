@@ -16,10 +16,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
 	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/keys"
 	"github.com/kvshare/kvshare/nodewire"
 	"github.com/kvshare/kvshare/patience"
 )
@@ -309,4 +311,72 @@ func TestNodeCommandUsage(t *testing.T) {
 		require.Equal(t, 2, run(append([]string{"node"}, c.args...), &out, &errs), "%v", c.args)
 		require.Contains(t, errs.String(), c.msg, "%v", c.args)
 	}
+}
+
+// TestNodeCommandTenants: `kvshare node --require-scope --tenant …`
+// refuses a hello without a scope, and one declaring a tenant the spec
+// does not give this uid; serves the tenant it does, up to its limit,
+// refusing the lend beyond it naming the limit and the tenant.
+func TestNodeCommandTenants(t *testing.T) {
+	socket := nodeSocket(t)
+	r, w := io.Pipe()
+	var errs syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	code := make(chan int, 1)
+	go func() {
+		defer w.Close()
+		code <- nodeCmd(ctx, []string{"--socket", socket, "--capacity", "16MiB", "--require-scope",
+			"--tenant", fmt.Sprintf("uids=%d max_lent_bytes=4096 tenant=acme", os.Getuid())}, w, &errs)
+	}()
+	_, rest := serving(t, r)
+	scope := keys.Scope{Model: "m", Revision: "r", KVDType: "fp16", TokensPerBlock: 16, KVHeads: 8, HeadDim: 128,
+		Layers: 32, TPSize: 1, PPSize: 1, HashAlgorithm: "xxh3-128", Tenant: "globex"}
+	hello := func(scope string) (*nodeEngine, nodewire.Message) {
+		c, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: socket, Net: "unix"})
+		require.NoError(t, err)
+		t.Cleanup(func() { c.Close() })
+		require.NoError(t, c.SetDeadline(time.Now().Add(patience.Wait())))
+		e := &nodeEngine{t: t, w: nodewire.NewConn(c)}
+		req := e.send(&nodewire.Hello{Version: nodewire.Version, Engine: "e", Scope: scope}, -1)
+		h, m, _, err := e.w.ReadFrame(1 << 24)
+		require.NoError(t, err)
+		require.Equal(t, req, h.Request)
+		return e, m
+	}
+	refused := func(m nodewire.Message, code nodewire.Code, field string) {
+		t.Helper()
+		r, ok := m.(*nodewire.Refused)
+		require.Truef(t, ok, "want refused, got %+v", m)
+		assert.Equal(t, code, r.Code)
+		assert.Equal(t, field, r.Field)
+	}
+	_, m := hello("")
+	refused(m, nodewire.CodeScopeUnsupported, "hello.scope")
+	text, err := scope.MarshalText()
+	require.NoError(t, err)
+	_, m = hello(string(text))
+	refused(m, nodewire.CodeTenantNotAllowed, "hello.scope.tenant")
+	scope.Tenant = "acme"
+	text, err = scope.MarshalText()
+	require.NoError(t, err)
+	e, m := hello(string(text))
+	require.IsType(t, &nodewire.Welcome{}, m)
+	e.lend(4096, 1)
+	fd, err := unix.MemfdCreate("over", unix.MFD_ALLOW_SEALING)
+	require.NoError(t, err)
+	defer unix.Close(fd)
+	require.NoError(t, unix.Ftruncate(fd, 4096))
+	_, err = unix.FcntlInt(uintptr(fd), unix.F_ADD_SEALS, unix.F_SEAL_SHRINK)
+	require.NoError(t, err)
+	req := e.send(&nodewire.Lend{SlotBytes: 4096, SlotCount: 1, Regions: 1}, fd)
+	over := e.reply(req, nodewire.TypeRefused).(*nodewire.Refused)
+	assert.Equal(t, nodewire.CodeTenantLimit, over.Code)
+	assert.Equal(t, "tenant.lent_bytes", over.Field)
+	assert.Contains(t, over.Message, `tenant "acme"`)
+
+	cancel()
+	require.True(t, patience.For(t).Wait(closedWhen(code)), "the node did not shut down")
+	require.Equal(t, 0, <-code, "stderr: %s", errs.String())
+	rest()
 }
