@@ -35,6 +35,9 @@ func (d *Driver) Drain(ctx context.Context) bool {
 // while it waits for the next wake.
 func (d *Driver) awaitLocked(ctx context.Context, done func() bool) bool {
 	for !done() {
+		if d.wake == nil {
+			d.wake = make(chan struct{})
+		}
 		wake := d.wake
 		d.mu.Unlock()
 		select {

@@ -54,12 +54,15 @@ type Driver struct {
 	draining   bool
 	drained    bool // the last Drain returned true
 	closed     bool
-	recycling  bool          // Recycle runs: every call is refused
-	wake       chan struct{} // closed and replaced when busy drops or an access ends
-	lookups    lookups
-	stats      Stats
-	lastHint   contract.Hint // the last hint admitted
-	bend       bend          // the deviations staged for the conformance self-test
+	recycling  bool // Recycle runs: every call is refused
+	// wake is closed when busy drops, an access ends or a lookup
+	// leaves the store; nil while no one waits (made by awaitLocked), so
+	// that a change no one waits for costs nothing.
+	wake     chan struct{}
+	lookups  lookups
+	stats    Stats
+	lastHint contract.Hint // the last hint admitted
+	bend     bend          // the deviations staged for the conformance self-test
 }
 
 var (
@@ -92,7 +95,6 @@ func New(s Store, o Options) *Driver {
 		open:       make(map[*operation]struct{}),
 		writing:    make(map[string]struct{}),
 		queuedPuts: make(map[string]int),
-		wake:       make(chan struct{}),
 	}
 	d.looker, _ = s.(Looker)
 	d.keeper, _ = s.(Regions)
@@ -290,6 +292,8 @@ func (d *Driver) Regions() []contract.SlotRegion {
 // wakeLocked tells Drain and Recycle that something they wait for may
 // have happened.
 func (d *Driver) wakeLocked() {
-	close(d.wake)
-	d.wake = make(chan struct{})
+	if d.wake != nil {
+		close(d.wake)
+		d.wake = nil
+	}
 }

@@ -1,6 +1,8 @@
 package drivekit
 
 import (
+	"sync"
+
 	"github.com/kvshare/kvshare/contract"
 )
 
@@ -28,17 +30,18 @@ func (d *Driver) spawnLocked() {
 // work takes parts in order until there are none (or the driver is
 // paused), running each to its rows' final statuses.
 func (d *Driver) work() {
-	var c Call // the worker's own, reused from call to call
+	c := calls.Get().(*Call) // the worker's own, reused from call to call
 	d.mu.Lock()
 	for {
-		p, ok := d.takeLocked(&c)
+		p, ok := d.takeLocked(c)
 		if !ok {
 			d.running--
 			d.mu.Unlock()
+			calls.Put(c)
 			return
 		}
 		d.mu.Unlock()
-		d.run(p, &c)
+		d.run(p, c)
 		c.Keys, c.Rows, c.Hint, c.cancelled = nil, nil, nil, nil // pin no caller's batch
 		// The part's callback has returned: only now does this worker
 		// count itself finished with it.
@@ -47,6 +50,10 @@ func (d *Driver) work() {
 		d.wakeLocked()
 	}
 }
+
+// calls are the workers' Calls, with their OwnWrite and Ends, kept
+// between the bursts that start and end workers.
+var calls = sync.Pool{New: func() any { return new(Call) }}
 
 // takeLocked pops the next part that is still pending, marks its rows
 // taken and fills c for it.
