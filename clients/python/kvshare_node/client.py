@@ -17,7 +17,6 @@ from typing import Callable, Iterable, Sequence
 from . import wire
 from .attempt import Attempt, _deadline
 from .errors import (
-    BadNamesError,
     ClosedError,
     Evidence,
     ForkedError,
@@ -267,7 +266,7 @@ class Client:
         m = self._call(wire.Lookup(every, gs), (wire.Presence,), _deadline(timeout))
         assert isinstance(m, wire.Presence)
         if len(m.rows) != n:
-            self._end(f"the node answered a lookup of {n} names with {len(m.rows)}", ProtocolError("presence: rows", "count"), crash_like=False)
+            self._end(f"the node broke the protocol: a lookup of {n} names answered with {len(m.rows)}", None, crash_like=False)
             raise ProtocolError("presence.rows", f"{len(m.rows)} values for {n} names")
         return Presence(bytes(m.rows), m.bound)
 
@@ -326,15 +325,15 @@ class Client:
             elif lend.state == "cut off":
                 report.cut_off.append(lend.id)
         with self._cond:
-            if self._closing or self._ended is not None:
-                return report
+            first = not self._closing and self._ended is None
             self._closing = True
-        try:
-            self._send(wire.encode(wire.ClientGoodbye("closed by the engine"), next(self._ids)))
-            report.goodbye_sent = True
-        except OSError:
-            pass
-        self._end("closed by the engine", None, crash_like=False)
+        if first:
+            try:
+                self._send(wire.encode(wire.ClientGoodbye("closed by the engine"), next(self._ids)))
+                report.goodbye_sent = True
+            except OSError:
+                pass
+            self._end("closed by the engine", None, crash_like=False)
         self._sock.close()
         return report
 
@@ -362,9 +361,6 @@ class Client:
         if not self.watch.exited_within(timeout):
             raise TimeoutError(f"the node (pid {self.watch.pid}) did not exit within {timeout} s")
         self._proven()
-
-    def _exit_known(self) -> bool:
-        return self._exited
 
     def _proven(self) -> None:
         with self._cond:

@@ -174,3 +174,24 @@ def test_a_session_the_node_ends_while_it_lives_proves_nothing(helper_node: Node
     assert helper_node.stop() == 0
     lend.return_(wait())  # the node exited: now it is freed
     assert c.lent() == (0, 0) and a.quiesced()
+
+
+def test_a_cancelled_fetch_whose_row_started_runs_on_and_quiesces(helper_node: NodeProc) -> None:
+    with kv.connect(helper_node.socket, "py-cancel") as c, c.lend(4096, 2) as lend:
+        lend.slot(0, 0)[:] = row_bytes(b"cx", 4096)
+        lend.publish([(0, [0], [b"cx"])]).wait_quiesced(wait())
+        helper_node.do("hold-get cx")
+        a = lend.fetch([(0, [1], [b"cx"])])
+        helper_node.do("held")
+        a.cancel()
+        a.cancel()  # idempotent
+        # The node reads a session's frames in order: once the lookup is
+        # answered, the cancel was taken, well formed, and forced nothing.
+        assert list(c.lookup([[b"cx"]], timeout=wait()).rows) == [1]
+        assert not a.done(), "a row the store started runs on after a cancel"
+        helper_node.do("release")
+        assert a.outcome(wait()).statuses == [kv.Status.READY]
+        a.wait_quiesced(wait())
+        assert bytes(lend.slot(0, 1)) == row_bytes(b"cx", 4096)
+        a.cancel()  # after the outcome: nothing
+    assert helper_node.stop() == 0
