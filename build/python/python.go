@@ -73,15 +73,27 @@ func Check(root string, w io.Writer) error {
 // Binaries builds the kvshare command and module node's test binary into
 // dir and returns the environment naming them.
 func Binaries(root, dir string, w io.Writer) ([]string, error) {
-	kvshare, nodeTest := filepath.Join(dir, "kvshare"), filepath.Join(dir, "nodetest")
-	fmt.Fprintln(w, "python: building kvshare and module node's test binary")
-	if err := run(filepath.Join(root, "tools"), nil, w, "go", "build", "-o", kvshare, "./cmd/kvshare"); err != nil {
-		return nil, fmt.Errorf("python: building kvshare: %w", err)
+	env, err := kvshareBinary(root, dir, w)
+	if err != nil {
+		return nil, err
 	}
+	nodeTest := filepath.Join(dir, "nodetest")
+	fmt.Fprintln(w, "python: building module node's test binary")
 	if err := run(filepath.Join(root, "node"), nil, w, "go", "test", "-c", "-o", nodeTest, "."); err != nil {
 		return nil, fmt.Errorf("python: building node's test binary: %w", err)
 	}
-	return []string{EnvKvshare + "=" + kvshare, EnvNodeTest + "=" + nodeTest}, nil
+	return append(env, EnvNodeTest+"="+nodeTest), nil
+}
+
+// kvshareBinary builds the kvshare command into dir and returns the
+// environment naming it.
+func kvshareBinary(root, dir string, w io.Writer) ([]string, error) {
+	kvshare := filepath.Join(dir, "kvshare")
+	fmt.Fprintln(w, "python: building kvshare")
+	if err := run(filepath.Join(root, "tools"), nil, w, "go", "build", "-o", kvshare, "./cmd/kvshare"); err != nil {
+		return nil, fmt.Errorf("python: building kvshare: %w", err)
+	}
+	return []string{EnvKvshare + "=" + kvshare}, nil
 }
 
 // Pytest runs the suite (files, or all of it) under Interpreter with env
@@ -174,7 +186,7 @@ func OverPool(root, dir string, w io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	env, err := Binaries(root, tmp, w)
+	env, err := kvshareBinary(root, tmp, w) // PoolTests need no node test binary
 	if err != nil {
 		return err
 	}

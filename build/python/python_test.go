@@ -63,17 +63,3 @@ func TestCopySourceLeavesBuildOutputsBehind(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, bytes.Equal([]byte("pyproject.toml"), b))
 }
-
-// TestInstallOffline runs the README's install in a temporary folder,
-// as the CI step does (it needs Debian's python3-venv and setuptools).
-func TestInstallOffline(t *testing.T) {
-	if _, err := os.Stat(Interpreter); err != nil {
-		t.Skipf("no %s here: the CI step installs it", Interpreter)
-	}
-	if testing.Short() {
-		t.Skip("-short: a venv and a pip install take seconds")
-	}
-	var out bytes.Buffer
-	require.NoError(t, Install(filepath.Join("..", ".."), t.TempDir(), &out), out.String())
-	require.Contains(t, out.String(), "kvshare_node imports from ")
-}
