@@ -238,6 +238,13 @@ class Client:
         """The node's goodbye as its code's error, if it sent one."""
         return self._goodbye
 
+    @property
+    def held_by_node(self) -> tuple[int, int] | None:
+        """What the node's goodbye said it still holds of this session's
+        lends, (lends, bytes); None without a goodbye. Informative only:
+        a lend cut off stays the node's until its exit is proven."""
+        return self._held_by_goodbye
+
     def poll(self) -> None:
         """Read and hand out whatever the node sent, without blocking."""
         if self._forked:

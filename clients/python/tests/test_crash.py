@@ -160,6 +160,7 @@ def test_a_session_the_node_ends_while_it_lives_proves_nothing(helper_node: Node
         a.wait_quiesced(ENGINE_WAIT + wait())  # never quiesces while the node lives
     assert e.value.evidence is kv.Evidence.UNKNOWN
     assert isinstance(c.goodbye, kv.ProtocolError) and isinstance(e.value.goodbye, kv.ProtocolError)
+    assert c.held_by_node == (1, lend.nbytes), "the goodbye says what the node keeps"
     try:  # the node may force the outcome before its goodbye: the row is not ready either way
         assert not a.outcome(wait()).all_ready()
     except kv.NodeLostError as lost:
@@ -194,4 +195,29 @@ def test_a_cancelled_fetch_whose_row_started_runs_on_and_quiesces(helper_node: N
         a.wait_quiesced(wait())
         assert bytes(lend.slot(0, 1)) == row_bytes(b"cx", 4096)
         a.cancel()  # after the outcome: nothing
+    assert helper_node.stop() == 0
+
+
+def test_close_says_what_the_node_holds_and_keeps_it(helper_node: NodeProc) -> None:
+    c = kv.connect(helper_node.socket, "py-held")
+    free = c.lend(4096, 1)
+    kept = c.lend(4096, 2)
+    kept.slot(0, 0)[:] = row_bytes(b"hx", 4096)
+    kept.publish([(0, [0], [b"hx"])]).wait_quiesced(wait())
+    helper_node.do("hold-get hx")
+    a = kept.fetch([(0, [1], [b"hx"])])
+    helper_node.do("held")
+    # The return of a lend whose fetch the store holds is answered held
+    # once the node's engine wait passed: the bound allows for it.
+    report = c.close(ENGINE_WAIT + wait())
+    assert report.returned == [free.id]
+    assert report.held == {kept.id: kept.nbytes} and report.held_bytes == kept.nbytes
+    assert kept.state == "held" and c.lent() == (1, kept.nbytes), "the client keeps the held lend mapped"
+    with pytest.raises(kv.HeldError):
+        kept.slot(0, 1)  # never to be reused
+    assert not a.quiesced()
+    helper_node.do("release")
+    with kv.connect(helper_node.socket, "py-watch") as w:
+        s = until(w, "the held lend unmapped", lambda s: s["lends"] == 0, wait())
+        assert s["held_lends"] == 0
     assert helper_node.stop() == 0
