@@ -169,11 +169,11 @@ func CopySource(src, dst string) error {
 }
 
 // run runs name with args in dir, env added to this process's, its
-// output to w.
+// output to w. Python writes no bytecode into the checkout.
 func run(dir string, env []string, w io.Writer, name string, args ...string) error {
 	cmd := exec.Command(name, args...)
 	cmd.Dir, cmd.Stdout, cmd.Stderr = dir, w, w
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = append(append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1"), env...)
 	return cmd.Run()
 }
 
