@@ -22,6 +22,7 @@ from .client import EXIT_GRACE, Client, CloseReport, Presence, connect
 from .errors import (
     BadLendError,
     BadNamesError,
+    BadScopeError,
     BusyError,
     ClosedError,
     DeadlineError,
@@ -40,6 +41,8 @@ from .errors import (
     ShuttingDownError,
     SlowReaderError,
     StoreError,
+    TenantLimitError,
+    TenantNotAllowedError,
     UnknownCodeError,
     UnknownLendError,
     VersionError,
@@ -55,6 +58,7 @@ __all__ = [
     "EXIT_GRACE", "Evidence", "error_for_code",
     "KVShareError", "NodeError", "ProtocolError", "VersionError", "NotAllowedError", "BadLendError", "LimitError",
     "UnknownLendError", "OutOfRangeError", "BadNamesError", "BusyError", "ShuttingDownError", "ScopeError",
-    "DeadlineError", "StoreError", "SlowReaderError", "UnknownCodeError", "ClosedError", "ForkedError",
+    "DeadlineError", "StoreError", "SlowReaderError", "BadScopeError", "TenantNotAllowedError", "TenantLimitError",
+    "UnknownCodeError", "ClosedError", "ForkedError",
     "HeldError", "NodeLostError", "NoEvidenceError",
 ]

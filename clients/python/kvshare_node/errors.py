@@ -31,6 +31,9 @@ __all__ = [
     "DeadlineError",
     "StoreError",
     "SlowReaderError",
+    "BadScopeError",
+    "TenantNotAllowedError",
+    "TenantLimitError",
     "UnknownCodeError",
     "ClosedError",
     "ForkedError",
@@ -157,6 +160,24 @@ class SlowReaderError(NodeError):
     code, name = 14, "slow-reader"
 
 
+class BadScopeError(NodeError):
+    """The hello's scope is not a scope's canonical text, or a field breaks its rule (code 15)."""
+
+    code, name = 15, "bad-scope"
+
+
+class TenantNotAllowedError(NodeError):
+    """The scope's tenant is not one the peer's credentials may declare (code 16)."""
+
+    code, name = 16, "tenant-not-allowed"
+
+
+class TenantLimitError(NodeError):
+    """A request would take its tenant over one of the tenant's limits (code 17)."""
+
+    code, name = 17, "tenant-limit"
+
+
 class UnknownCodeError(NodeError):
     """A code this version does not define: a failure of unknown kind."""
 
@@ -184,6 +205,9 @@ _BY_CODE: dict[int, type[NodeError]] = {
         DeadlineError,
         StoreError,
         SlowReaderError,
+        BadScopeError,
+        TenantNotAllowedError,
+        TenantLimitError,
     )
 }
 

@@ -87,3 +87,15 @@ def test_refusal_of_an_unknown_code_keeps_its_number() -> None:
     assert isinstance(e, errors.UnknownCodeError)
     assert e.code == v["fields"]["code"] and e.refused
     assert str(v["fields"]["code"]) in str(e)
+
+
+def test_every_code_of_the_protocols_table_has_its_exception() -> None:
+    import re
+
+    table = (VECTORS.parents[1] / "PROTOCOL.md").read_text()
+    rows = re.findall(r"^\| (\d+) \| ([a-z-]+) \| `Err(\w+)` \|", table, re.M)
+    assert len(rows) >= 14
+    for code, name, sentinel in rows:
+        e = errors.error_for_code(int(code))
+        assert e.code == int(code) and e.name == name
+        assert type(e).__name__ == sentinel + "Error", f"code {code}: ErrX is XError"
