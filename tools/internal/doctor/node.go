@@ -113,6 +113,8 @@ func attachFailure(socket string, err error, wait time.Duration) string {
 	switch {
 	case errors.Is(err, nodewire.ErrNotAllowed):
 		return fmt.Sprintf("the node refused this user (uid %d): add it to the node's allowed uids (--allow-uid, [node] allow_uids): %v", os.Getuid(), err)
+	case errors.Is(err, nodewire.ErrScope):
+		return fmt.Sprintf("the node serves only engines that declare a scope (--require-scope, [node] require_scope) and the doctor declares none: the node is up and answered, but the doctor cannot attach to check it further: %v", err)
 	case errors.Is(err, nodewire.ErrVersion):
 		return fmt.Sprintf("the node speaks another protocol version than this doctor (%d): run a kvshare of the node's version: %v", nodewire.Version, err)
 	case errors.As(err, &refused):

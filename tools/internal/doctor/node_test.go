@@ -30,11 +30,19 @@ func shortDir(t *testing.T) string {
 // allowing uids (nil: this user), until the test ends.
 func startNode(t *testing.T, mode os.FileMode, uids []uint32) (string, *node.Node) {
 	t.Helper()
+	return startNodeWith(t, mode, func(c *node.Config) { c.AllowUIDs = uids })
+}
+
+// startNodeWith is startNode with a config shape changes.
+func startNodeWith(t *testing.T, mode os.FileMode, shape func(*node.Config)) (string, *node.Node) {
+	t.Helper()
 	store, err := memdrv.NewBoundedStore(memdrv.StoreOptions{Capacity: 1 << 20})
 	require.NoError(t, err)
 	drv := memdrv.New(store, memdrv.Options{Logger: slog.New(slog.DiscardHandler)})
 	socket := filepath.Join(shortDir(t), "node.sock")
-	n, err := node.New(node.Config{Driver: drv, Socket: socket, AllowUIDs: uids, MaxRows: 512, Logger: slog.New(slog.DiscardHandler)})
+	cfg := node.Config{Driver: drv, Socket: socket, MaxRows: 512, Logger: slog.New(slog.DiscardHandler)}
+	shape(&cfg)
+	n, err := node.New(cfg)
 	require.NoError(t, err)
 	l, err := node.Listen(socket, mode)
 	require.NoError(t, err)
@@ -131,6 +139,20 @@ func TestNodeRefusesThisUser(t *testing.T) {
 	f, _ = rep.Find(CheckNodeStats)
 	assert.Equal(t, Skip, f.Verdict)
 	assert.NotZero(t, n.Stats().PeersRefused, "the node counted the refusal")
+}
+
+// A node that serves scoped engines only refuses the doctor's hello,
+// which declares no scope: said plainly, the rest skipped.
+func TestNodeRequiresAScope(t *testing.T) {
+	socket, n := startNodeWith(t, 0o600, func(c *node.Config) { c.RequireScope = true })
+	rep := runNode(t, socket)
+	require.True(t, rep.Failed())
+	f, _ := rep.Find(CheckNodeAttach)
+	assert.Equal(t, Fail, f.Verdict)
+	assert.Contains(t, f.Detail, "the node serves only engines that declare a scope (--require-scope, [node] require_scope)")
+	f, _ = rep.Find(CheckNodeLookup)
+	assert.Equal(t, Skip, f.Verdict)
+	assert.EqualValues(t, 1, n.Stats().Refusals[nodewire.CodeScopeUnsupported], "the node counted the refusal")
 }
 
 // A node speaking another version: a listener of the test's own that
