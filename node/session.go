@@ -17,7 +17,8 @@ import (
 
 // engine is one session: an engine attached over one connection, from
 // the accept to the goodbye. Its reader goroutine (serve) handles the
-// requests in order; its writer goroutine writes the outbox; a
+// requests in order; a reply leaves from the goroutine that posts it when
+// the socket takes it at once, else its writer goroutine writes it; a
 // goroutine per attempt in flight watches it, and one per lookup and
 // per return runs it.
 type engine struct {
@@ -106,7 +107,7 @@ func (n *Node) newEngine(c *net.UnixConn, wire *nodewire.Conn, p peer) *engine {
 		conn:      c,
 		wire:      wire,
 		peer:      p,
-		out:       newOutbox(n.cfg.OutQueue),
+		out:       newOutbox(n.cfg.OutQueue, wire),
 		ctx:       ctx,
 		cancel:    cancel,
 		lends:     map[uint32]*lend{},
@@ -139,15 +140,12 @@ func (e *engine) startWriter() <-chan struct{} {
 	written := make(chan struct{})
 	go func() {
 		defer close(written)
-		if err := e.out.run(e.write); err != nil && !errors.Is(err, net.ErrClosed) {
+		if err := e.out.run(); err != nil && !errors.Is(err, net.ErrClosed) {
 			e.log.Debug("kvshare/node: write failed", "err", err)
 		}
 	}()
 	return written
 }
-
-// write writes one frame of the outbox.
-func (e *engine) write(f outFrame) error { return e.wire.WriteFrame(f.request, f.m, -1) }
 
 // read handles requests until the session ends, and returns why: code
 // 0 when the engine ended it (its goodbye, or the end of the stream),

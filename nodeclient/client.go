@@ -124,7 +124,7 @@ func Dial(ctx context.Context, socketPath string, o Options) (*Client, error) {
 	if c.maxRead == 0 {
 		c.maxRead = DefaultMaxFrame
 	}
-	c.out = newOutbox()
+	c.out = newOutbox(c.conn)
 	go c.write()
 	go c.read()
 	m, err := c.call(ctx, &nodewire.Hello{Version: nodewire.Version, Engine: o.Engine, Scope: scope}, -1, nil, nodewire.TypeWelcome)

@@ -31,30 +31,49 @@ func encode(m nodewire.Message) *encoded {
 func (e *encoded) Type() nodewire.Type          { return e.t }
 func (e *encoded) AppendBody(dst []byte) []byte { return append(dst, e.body...) }
 
-// frame is one frame the writer sends. written, if set, is told once,
-// as the writer starts on it (true: from then on some of it, the fd
-// included, may reach the node) or drops it unsent (false). flushed, if
-// set, is closed once the frame was written whole.
+// frame is one frame to send. written, if set, is told once, as the
+// frame's write starts (true: from then on some of it, the fd included,
+// may reach the node) or when it is dropped unsent (false). flushed, if
+// set, is closed once the frame was written whole. rest, when set, is
+// what a write begun at once left unwritten of the frame.
 type frame struct {
 	id      uint64
 	m       nodewire.Message
 	fd      int
 	written func(tried bool)
 	flushed chan struct{}
+	rest    []byte
 }
 
-// outbox is the writer's queue: posting never blocks, so that Cancel and
-// the reader's own requests never wait on a node that is slow to read.
+// frameWriter is the connection as the outbox writes it.
+type frameWriter interface {
+	WriteFrame(request uint64, m nodewire.Message, fd int) error
+	TryWriteFrame(request uint64, m nodewire.Message) (rest []byte, err error)
+	WriteRest(rest []byte) error
+}
+
+// outbox sends the client's frames in order, and posting never blocks,
+// so that Cancel and the reader's own requests never wait on a node that
+// is slow to read. When nothing is queued or being written, the poster
+// writes its frame (one that carries no fd) at once, with one write the
+// socket takes without waiting: a submission reaches the node with no
+// hand-off to another goroutine. What the socket does not take, and
+// every frame posted while another is queued or being written, waits
+// for the writer goroutine (Client.write), in order.
 type outbox struct {
+	w       frameWriter
 	mu      sync.Mutex
 	q       []frame
-	stopped bool
-	wake    chan struct{} // one token: the queue may be non-empty or stopped
+	writing bool          // a write is under way, the writer's or a poster's
+	stopped bool          // stop was called, or a write failed
+	err     error         // the first failed write, for the writer to report
+	wake    chan struct{} // one token: the queue may be non-empty, or the outbox stopped
 }
 
-func newOutbox() *outbox { return &outbox{wake: make(chan struct{}, 1)} }
+func newOutbox(w frameWriter) *outbox { return &outbox{w: w, wake: make(chan struct{}, 1)} }
 
-// post queues f; after stop, f is dropped unsent at once.
+// post sends f, at once or through the queue; after stop, f is dropped
+// unsent at once.
 func (o *outbox) post(f frame) {
 	o.mu.Lock()
 	if o.stopped {
@@ -64,9 +83,37 @@ func (o *outbox) post(f frame) {
 		}
 		return
 	}
-	o.q = append(o.q, f)
+	if o.writing || len(o.q) > 0 || f.fd >= 0 {
+		o.q = append(o.q, f)
+		o.mu.Unlock()
+		o.signal()
+		return
+	}
+	o.writing = true
 	o.mu.Unlock()
-	o.signal()
+	if f.written != nil {
+		f.written(true)
+	}
+	rest, err := o.w.TryWriteFrame(f.id, f.m)
+	o.mu.Lock()
+	o.writing = false
+	switch {
+	case err != nil:
+		if o.err == nil {
+			o.err = fmt.Errorf("writing a %v: %w", f.m.Type(), err)
+		}
+		o.stopped = true
+	case rest != nil:
+		// The rest goes first: the frames queued meanwhile follow it.
+		f.rest, f.written = rest, nil
+		o.q = append([]frame{f}, o.q...)
+	case f.flushed != nil:
+		close(f.flushed)
+	}
+	if len(o.q) > 0 || o.stopped {
+		o.signal() // the writer has work, or must stop: nothing else wakes it
+	}
+	o.mu.Unlock()
 }
 
 func (o *outbox) signal() {
@@ -90,37 +137,57 @@ func (o *outbox) stop() {
 	o.signal()
 }
 
-// next waits for the next frame; false once stopped.
-func (o *outbox) next() (frame, bool) {
+// next waits until no write is under way and a frame is queued, takes it
+// and marks a write under way (done ends it); false, with a failed
+// write's error if any, once stopped.
+func (o *outbox) next() (frame, bool, error) {
 	for {
 		o.mu.Lock()
 		if o.stopped {
+			err := o.err
 			o.mu.Unlock()
-			return frame{}, false
+			return frame{}, false, err
 		}
-		if len(o.q) > 0 {
+		if !o.writing && len(o.q) > 0 {
 			f := o.q[0]
-			o.q = slices.Delete(o.q, 0, 1)
+			o.q[0] = frame{}
+			o.q = o.q[1:]
+			o.writing = true
 			o.mu.Unlock()
-			return f, true
+			return f, true, nil
 		}
 		o.mu.Unlock()
 		<-o.wake
 	}
 }
 
+// done ends the writer's write.
+func (o *outbox) done() {
+	o.mu.Lock()
+	o.writing = false
+	o.mu.Unlock()
+}
+
 // write sends the outbox's frames in order until it stops or a write
 // fails (which ends the connection: a frame may be half sent).
 func (c *Client) write() {
 	for {
-		f, ok := c.out.next()
+		f, ok, err := c.out.next()
+		if err != nil {
+			c.shut(fmt.Errorf("%w: %w", ErrClosed, err))
+		}
 		if !ok {
 			return
 		}
 		if f.written != nil {
 			f.written(true)
 		}
-		err := c.conn.WriteFrame(f.id, f.m, f.fd)
+		if f.rest != nil {
+			err = c.conn.WriteRest(f.rest)
+		} else {
+			err = c.conn.WriteFrame(f.id, f.m, f.fd)
+		}
+		c.out.done()
 		if err == nil && f.flushed != nil {
 			close(f.flushed)
 		}

@@ -164,6 +164,71 @@ func (in *inbound) collect(oob []byte) {
 	}
 }
 
+// TryWriteFrame is WriteFrame for a writer that must not wait (m carries
+// no fd): it makes one write of the frame that the socket takes at once,
+// or not at all, and returns the bytes it did not take — nil when it
+// took the whole frame. The caller writes them with WriteRest before
+// any other frame. An error leaves the stream unusable, as WriteFrame's.
+func (c *Conn) TryWriteFrame(request uint64, m Message) (rest []byte, err error) {
+	if m.Type().CarriesFD() {
+		return nil, fmt.Errorf("nodewire: write %v: no fd", m.Type())
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	frame, err := c.encodeLocked(request, m)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := c.c.SyscallConn()
+	if err != nil {
+		return nil, fmt.Errorf("nodewire: write %v: %w", m.Type(), err)
+	}
+	n, werr := 0, error(nil)
+	if err := raw.Write(func(fd uintptr) bool {
+		n, werr = syscall.Write(int(fd), frame)
+		return true // one try: a socket that would block takes the rest later
+	}); err != nil {
+		return nil, fmt.Errorf("nodewire: write %v: %w", m.Type(), err)
+	}
+	switch {
+	case errors.Is(werr, syscall.EAGAIN) || errors.Is(werr, syscall.EINTR):
+		n = 0
+	case werr != nil:
+		return nil, fmt.Errorf("nodewire: write %v: %w", m.Type(), werr)
+	}
+	if n >= len(frame) {
+		return nil, nil
+	}
+	return append([]byte(nil), frame[n:]...), nil
+}
+
+// WriteRest writes, whole, the rest of a frame TryWriteFrame began.
+func (c *Conn) WriteRest(rest []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	for len(rest) > 0 {
+		n, err := c.c.Write(rest)
+		if err != nil {
+			return fmt.Errorf("nodewire: write: %w", err)
+		}
+		rest = rest[n:]
+	}
+	return nil
+}
+
+// encodeLocked encodes m as a frame into the Conn's write buffer.
+func (c *Conn) encodeLocked(request uint64, m Message) ([]byte, error) {
+	frame, err := AppendFrame(c.wbuf[:0], request, m)
+	if err != nil {
+		return nil, err
+	}
+	c.wbuf = frame
+	if cap(c.wbuf) > 1<<20 {
+		c.wbuf = nil // keep no large buffer between frames
+	}
+	return frame, nil
+}
+
 // WriteFrame writes m as one frame with request id request, with fd
 // passed by SCM_RIGHTS when fd >= 0 (a lend only; the caller keeps its
 // fd). Frames of concurrent writers never interleave. A failed write may
@@ -177,13 +242,9 @@ func (c *Conn) WriteFrame(request uint64, m Message, fd int) error {
 	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	frame, err := AppendFrame(c.wbuf[:0], request, m)
+	frame, err := c.encodeLocked(request, m)
 	if err != nil {
 		return err
-	}
-	c.wbuf = frame
-	if cap(c.wbuf) > 1<<20 {
-		c.wbuf = nil // keep no large buffer between frames
 	}
 	if fd >= 0 {
 		n, _, err := c.c.WriteMsgUnix(frame, syscall.UnixRights(fd), nil)

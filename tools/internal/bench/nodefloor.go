@@ -93,6 +93,7 @@ func (f *socketFloor) roundTrip(request uint64, dir contract.Direction, v contra
 		}
 		t.Groups = append(t.Groups, wg)
 	}
+	defer sampleRegion("socket floor", dir, v.Rows()).End()
 	start := time.Now()
 	if err := f.engine.WriteFrame(request, t, -1); err != nil {
 		return 0, err

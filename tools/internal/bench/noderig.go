@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/trace"
 	"time"
 
 	"github.com/kvshare/kvshare/binding"
@@ -175,6 +176,7 @@ type sideTimes struct{ outcome, quiesced time.Duration }
 // inProcess submits v in direction dir to the in-process backend and
 // times it; every row must come back Ready.
 func (r *nodeRig) inProcess(dir contract.Direction, v contract.View) (sideTimes, error) {
+	defer sampleRegion("in-process", dir, v.Rows()).End()
 	start := time.Now()
 	var a contract.Attempt
 	var err error
@@ -192,6 +194,7 @@ func (r *nodeRig) inProcess(dir contract.Direction, v contract.View) (sideTimes,
 // throughNode submits v in direction dir through the node and times it;
 // every row must come back Ready.
 func (r *nodeRig) throughNode(ctx context.Context, dir contract.Direction, v contract.View) (sideTimes, error) {
+	defer sampleRegion("node", dir, v.Rows()).End()
 	start := time.Now()
 	var a *nodeclient.Attempt
 	var err error
@@ -218,4 +221,15 @@ func timed(start time.Time, a contract.Attempt, rows int, what string) (sideTime
 		return t, fmt.Errorf("bench: %s: %d of %d rows delivered (fault: %v)", what, n, rows, o.Fault)
 	}
 	return t, nil
+}
+
+// sampleRegion marks one latency sample in an execution trace (kvshare
+// bench --trace) as a region named by its side, direction and rows, such
+// as "node publish 256": the goroutine wake-ups inside it are that
+// sample's. Without a trace it costs a check.
+func sampleRegion(side string, dir contract.Direction, rows int) *trace.Region {
+	if !trace.IsEnabled() {
+		return trace.StartRegion(context.Background(), "")
+	}
+	return trace.StartRegion(context.Background(), fmt.Sprintf("%s %s %d", side, dirName(dir), rows))
 }
