@@ -11,6 +11,7 @@ store. Every bound on a wait is :func:`wait` (10 s × KVSHARE_WAIT_SCALE).
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import select
 import signal
@@ -29,6 +30,16 @@ CLIENT = Path(__file__).resolve().parents[1]
 def wait() -> float:
     """The one bound of every wait in these tests: 10 s × KVSHARE_WAIT_SCALE."""
     return 10.0 * float(os.environ.get("KVSHARE_WAIT_SCALE") or "1")
+
+
+@pytest.fixture(autouse=True)
+def _hung_test_fails() -> Iterator[None]:
+    """A test that waits without a bound of its own (a call given no
+    timeout) cannot hang the suite: after 30 × wait() the process prints
+    every thread's stack and exits."""
+    faulthandler.dump_traceback_later(30 * wait(), exit=True)
+    yield
+    faulthandler.cancel_dump_traceback_later()
 
 
 def _built(env: str, what: str, cmd: list[str], cwd: Path, tmp: Path) -> str:

@@ -6,6 +6,7 @@ import os
 import select
 import signal
 import threading
+import time
 
 import pytest
 
@@ -146,8 +147,8 @@ def test_the_nodes_shutdown_is_a_goodbye_with_its_code(node: NodeProc) -> None:
     c = kv.connect(node.socket, "py-goodbye")
     lend = c.lend(4096, 1)
     node.proc.send_signal(signal.SIGTERM)
+    assert c._wait(lambda: c.ended is not None, time.monotonic() + wait()), "the node's goodbye did not come"
     with pytest.raises(kv.ClosedError) as e:
-        c._wait(lambda: False, None)
         c.lookup([[b"x"]])
     assert isinstance(c.goodbye, kv.ShuttingDownError), c.ended
     assert isinstance(e.value.goodbye, kv.ShuttingDownError)

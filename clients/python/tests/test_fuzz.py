@@ -13,6 +13,7 @@ import random
 import socket
 import struct
 import threading
+import time
 
 import kvshare_node as kv
 from kvshare_node import wire
@@ -96,7 +97,7 @@ def test_the_client_survives_any_bytes_from_the_node(sockdir: str) -> None:
                     c.lookup([[b"a", b"b"]], timeout=wait())
                 except (kv.KVShareError, TimeoutError) as e:
                     assert not isinstance(e, TimeoutError), f"seed {SEED} case {i}: {tail.hex()}: hung"
-                assert c._wait(lambda: c.ended is not None, None)
+                assert c._wait(lambda: c.ended is not None, time.monotonic() + wait()), f"seed {SEED} case {i}: hung"
             finally:
                 c.close(0)
                 t.join(wait())
