@@ -11,7 +11,7 @@ require (
 )
 
 require (
-	github.com/kvshare/kvshare/drivekit v0.3.0 // indirect
+	github.com/kvshare/kvshare/drivekit v0.3.0
 	github.com/kvshare/kvshare/hostmem v0.3.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/sys v0.48.0 // indirect
