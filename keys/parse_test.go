@@ -138,3 +138,42 @@ func TestParseKeyNameIsFresh(t *testing.T) {
 		t.Errorf("second parse gave %x", again)
 	}
 }
+
+// Only a segment of exactly the scope segment's form is reserved: near
+// misses are ordinary prefix segments, and their keys parse unscoped.
+func TestScopeSegmentForm(t *testing.T) {
+	for _, seg := range []string{
+		"s1-" + digestHex[:31], "s1-" + digestHex + "0", "s1-g" + digestHex[1:], "s1-" + digestHex[:1] + "g" + digestHex[2:],
+		"s1-" + digestHex[:31] + "g", "s1-" + strings.ToUpper(digestHex), "s2-" + digestHex, "S1-" + digestHex,
+		"s1_" + digestHex, "x1-" + digestHex, "s1-" + digestHex[:30] + "/x",
+	} {
+		prefix := "kv/" + seg
+		if _, err := NewStem(prefix); err != nil {
+			t.Errorf("NewStem(%q): %v", prefix, err)
+		}
+		stem, _, err := ParseKey(prefix + "/v1/00")
+		if _, scoped := stem.Scope(); err != nil || scoped || stem.Prefix() != prefix {
+			t.Errorf("ParseKey(%q) = %q scoped %v, %v; want the unscoped prefix", prefix+"/v1/00", stem.Prefix(), scoped, err)
+		}
+	}
+	if _, err := NewStem("kv/s1-" + digestHex); !errors.Is(err, ErrInvalidPrefix) {
+		t.Errorf("NewStem accepted a scope segment in a prefix: %v", err)
+	}
+}
+
+// The longest key there is, MaxKeyBytes exactly, is a scoped one, and
+// parses.
+func TestParseTheLongestKey(t *testing.T) {
+	key := strings.Repeat("p", MaxPrefixBytes) + "/s1-" + digestHex + "/v1/" + strings.Repeat("07", MaxNameBytes)
+	if len(key) != MaxKeyBytes {
+		t.Fatalf("the longest key is %d bytes, MaxKeyBytes %d", len(key), MaxKeyBytes)
+	}
+	stem, name, err := ParseKey(key)
+	digest, scoped := stem.Scope()
+	if err != nil || !scoped || digest.String() != digestHex || len(name) != MaxNameBytes || stem.Prefix() != strings.Repeat("p", MaxPrefixBytes) {
+		t.Fatalf("ParseKey(the longest key) = %q %v %v, %d bytes, %v", stem.Prefix(), digest, scoped, len(name), err)
+	}
+	if _, _, err := ParseKey(key + "07"); !errors.Is(err, ErrInvalidKey) {
+		t.Fatalf("ParseKey of a key one byte over: %v", err)
+	}
+}

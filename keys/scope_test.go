@@ -69,6 +69,7 @@ func TestScopeValidateNamesTheField(t *testing.T) {
 		{"tp_rank at tp_size", func(s *Scope) { s.TPRank, s.TPSize = 2, 2 }, "tp_rank", "2, want below tp_size (2)"},
 		{"pp_size 0", func(s *Scope) { s.PPSize = 0 }, "pp_size", "0, want at least 1"},
 		{"pp_rank over pp_size", func(s *Scope) { s.PPRank, s.PPSize = 5, 4 }, "pp_rank", "5, want below pp_size (4)"},
+		{"pp_rank at pp_size", func(s *Scope) { s.PPRank, s.PPSize = 3, 3 }, "pp_rank", "3, want below pp_size (3)"},
 		{"hash_algorithm empty", func(s *Scope) { s.HashAlgorithm = "" }, "hash_algorithm", "empty (required)"},
 		{"hash_seed control", func(s *Scope) { s.HashSeed = "\x00" }, "hash_seed", "control character U+0000"},
 		{"tenant too long", func(s *Scope) { s.Tenant = long }, "tenant", "257 bytes"},
@@ -98,6 +99,22 @@ func TestScopeValidateNamesTheField(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A scope at every limit is valid: ranks just below their sizes, the
+// layers ending at the last layer number, text of the longest length.
+func TestScopeAtTheLimits(t *testing.T) {
+	s := exampleScope()
+	s.TPRank, s.TPSize, s.PPRank, s.PPSize = 1<<32-2, 1<<32-1, 6, 7
+	s.FirstLayer, s.Layers = 1, 1<<32-1
+	s.Model, s.Tenant = strings.Repeat("m", MaxScopeFieldBytes), strings.Repeat("é", MaxScopeFieldBytes/2)
+	if err := s.Validate(); err != nil {
+		t.Fatalf("Validate() = %v", err)
+	}
+	s.FirstLayer = 2
+	if got := scopeFaults(s.Validate()); len(got) != 1 || got[0] != "layers" {
+		t.Fatalf("first_layer 2 + layers 2^32-1: faults %q, want layers", got)
 	}
 }
 
