@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kvshare/kvshare/keys"
 )
 
 // reader reads text through a small buffer, so lines and payloads cross
@@ -196,7 +198,7 @@ func TestKeyArgsAndRecord(t *testing.T) {
 		assert.Equal(t, tc.want, KeyArgs(tc.cmd), "%q", tc.cmd)
 	}
 	long := bytes.Repeat([]byte("v"), MatchValueBytes+10)
-	longKey := strings.Repeat("k", 1156) // keys.MaxKeyBytes
+	longKey := strings.Repeat("k", keys.MaxKeyBytes)
 	rec := record([][]byte{[]byte("SET"), []byte(longKey), long, []byte("NX")})
 	assert.Len(t, rec[2], MatchValueBytes, "a value is cut")
 	assert.Equal(t, longKey, string(rec[1]), "a key is kept whole")
