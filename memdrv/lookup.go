@@ -18,14 +18,13 @@ import (
 func (c client) Look(_ context.Context, keys [][]byte, dst []contract.Presence) []contract.Presence {
 	d := c.d
 	d.mu.Lock()
-	gate := d.probes.gate
-	d.mu.Unlock()
-	if gate != nil {
+	defer d.mu.Unlock()
+	if gate := d.probes.gate; gate != nil {
+		d.mu.Unlock()
 		gate.arrive()
 		<-gate.open
+		d.mu.Lock()
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
 	d.store.mu.Lock() // once for the batch (the store never takes a driver's lock)
 	defer d.store.mu.Unlock()
 	for _, k := range keys {
