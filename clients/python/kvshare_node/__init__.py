@@ -2,9 +2,10 @@
 
 An engine attaches to a node over its Unix socket, lends it staging
 memory (a sealed memfd, mapped shared by both), and publishes, fetches
-and looks up KV-cache rows through it; no byte of a row crosses the
-socket. Only the standard library is used; numpy only when present (a
-slot as an array).
+and looks up KV-cache rows through it, under the scope it declares
+(:class:`Scope`: model, revision, dtype, layout, tenant); no byte of a
+row crosses the socket. Only the standard library is used; numpy only
+when present (a slot as an array).
 
     import kvshare_node
 
@@ -29,6 +30,9 @@ from .errors import (
     Evidence,
     ForkedError,
     HeldError,
+    InvalidNameError,
+    InvalidPrefixError,
+    InvalidScopeError,
     KVShareError,
     LimitError,
     NodeError,
@@ -49,16 +53,17 @@ from .errors import (
     error_for_code,
 )
 from .lend import Lend
+from .scope import Scope, unscoped_key
 from .wire import Group
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "wire", "connect", "Client", "CloseReport", "Presence", "Lend", "Attempt", "Outcome", "Status", "Group",
+    "wire", "connect", "Client", "Scope", "unscoped_key", "CloseReport", "Presence", "Lend", "Attempt", "Outcome", "Status", "Group",
     "EXIT_GRACE", "Evidence", "error_for_code",
     "KVShareError", "NodeError", "ProtocolError", "VersionError", "NotAllowedError", "BadLendError", "LimitError",
     "UnknownLendError", "OutOfRangeError", "BadNamesError", "BusyError", "ShuttingDownError", "ScopeError",
     "DeadlineError", "StoreError", "SlowReaderError", "BadScopeError", "TenantNotAllowedError", "TenantLimitError",
     "UnknownCodeError", "ClosedError", "ForkedError",
-    "HeldError", "NodeLostError", "NoEvidenceError",
+    "HeldError", "NodeLostError", "NoEvidenceError", "InvalidScopeError", "InvalidPrefixError", "InvalidNameError",
 ]

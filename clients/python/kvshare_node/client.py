@@ -17,9 +17,11 @@ from typing import Callable, Iterable, Sequence
 from . import wire
 from .attempt import Attempt, _deadline
 from .errors import (
+    BadScopeError,
     ClosedError,
     Evidence,
     ForkedError,
+    InvalidScopeError,
     KVShareError,
     LimitError,
     NodeError,
@@ -31,6 +33,7 @@ from .errors import (
 )
 from .evidence import Watch
 from .lend import Lend, Names, check_names
+from .scope import Scope
 
 log = logging.getLogger("kvshare_node")
 
@@ -122,20 +125,26 @@ class _Call:
         return self.reply is not None or self.error is not None
 
 
-def connect(path: str, engine: str, *, scope: str = "", timeout: float | None = 10.0) -> "Client":
+def connect(path: str, engine: str, *, scope: Scope | str | None = None, timeout: float | None = 10.0) -> "Client":
     """Connect to the node at ``path`` as ``engine`` and wait for its welcome.
 
     ``engine`` names the engine in the node's logs and counters (1 to 64
-    bytes of UTF-8); ``scope`` is passed to the node as it is. A node that
-    refuses the hello raises its refusal (:class:`VersionError`,
+    bytes of UTF-8). ``scope`` is the :class:`~kvshare_node.scope.Scope`
+    every key of the session is made under; a str must be a scope's
+    canonical encoding (:meth:`Scope.encode`); None or "" declare none (the
+    node serves the session under its own prefix, unless it requires a
+    scope). A scope that breaks a rule raises
+    :class:`~kvshare_node.errors.BadScopeError` with ``refused`` false and
+    the field (``hello.scope.tp_rank``) before anything is dialled. A node
+    that refuses the hello raises its refusal (:class:`BadScopeError`,
+    :class:`TenantNotAllowedError`, :class:`VersionError`,
     :class:`~kvshare_node.errors.ScopeError`, ...; a code this client does
     not know, :class:`~kvshare_node.errors.UnknownCodeError`).
     """
     n = len(engine.encode("utf-8"))
     if not 1 <= n <= wire.MAX_ENGINE_NAME:
         raise ProtocolError("hello.engine", f"{n} bytes, want 1 to {wire.MAX_ENGINE_NAME}")
-    if len(scope.encode("utf-8")) > wire.MAX_STR:
-        raise ProtocolError("hello.scope", f"over {wire.MAX_STR} bytes")
+    declared = _declared_scope(scope)
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.settimeout(timeout)
@@ -144,13 +153,29 @@ def connect(path: str, engine: str, *, scope: str = "", timeout: float | None = 
     except OSError:
         sock.close()
         raise
-    c = Client(sock, path, engine, scope)
+    c = Client(sock, path, engine, declared)
     try:
         c._hello(_deadline(timeout))
     except BaseException:
         c._end("the hello was not answered", None, crash_like=False)
         raise
     return c
+
+
+def _declared_scope(scope: Scope | str | None) -> Scope | None:
+    """The scope a hello declares, checked: BadScopeError (not refused by
+    the node) naming the field when it breaks a rule."""
+    try:
+        if isinstance(scope, Scope):
+            scope.validate()
+            return scope
+        if scope is None or scope == "":
+            return None
+        if isinstance(scope, str):
+            return Scope.parse(scope)
+    except InvalidScopeError as e:
+        raise BadScopeError("hello.scope" + (f".{e.field}" if e.field else ""), str(e)) from e
+    raise BadScopeError("hello.scope", f"a {type(scope).__name__}, want a Scope, its canonical text, or None")
 
 
 class Client:
@@ -168,11 +193,12 @@ class Client:
     (:meth:`close`), giving back the lends it can.
     """
 
-    def __init__(self, sock: socket.socket, path: str, engine: str, scope: str) -> None:
+    def __init__(self, sock: socket.socket, path: str, engine: str, scope: Scope | None) -> None:
         self._sock = sock
         self._fd = sock.fileno()
         self.path = path
         self.engine = engine
+        #: The session's scope (None: none declared).
         self.scope = scope
         self.welcome: wire.Welcome | None = None
         self.watch = Watch()
@@ -206,7 +232,7 @@ class Client:
     # ---- the session ------------------------------------------------------
 
     def _hello(self, deadline: float | None) -> None:
-        m = self._call(wire.Hello(wire.VERSION, self.engine, self.scope), (wire.Welcome,), deadline)
+        m = self._call(wire.Hello(wire.VERSION, self.engine, self.scope.encode() if self.scope is not None else ""), (wire.Welcome,), deadline)
         assert isinstance(m, wire.Welcome)
         if m.version != wire.VERSION:
             raise VersionError("welcome.version", f"the node speaks version {m.version}, the client {wire.VERSION}")

@@ -40,6 +40,9 @@ __all__ = [
     "HeldError",
     "NodeLostError",
     "NoEvidenceError",
+    "InvalidScopeError",
+    "InvalidPrefixError",
+    "InvalidNameError",
     "Evidence",
     "error_for_code",
 ]
@@ -285,3 +288,27 @@ class NoEvidenceError(KVShareError):
 
     Memory lent to such a node is kept for good once the connection ends.
     """
+
+
+class InvalidScopeError(KVShareError, ValueError):
+    """A scope that breaks a field's rule, or text that is not a scope's
+    canonical encoding (Go's ``keys.ErrInvalidScope``).
+
+    ``faults`` lists every broken rule found as (field, reason), in the
+    fields' order; ``field`` and ``reason`` are the first's. ``field`` is
+    the field's name as the encoding spells it (``"kv_dtype"``), or ""
+    when the fault is no one field's (a wrong header, bytes after the end).
+    """
+
+    def __init__(self, faults: list[tuple[str, str]]) -> None:
+        self.faults = list(faults)
+        self.field, self.reason = self.faults[0]
+        super().__init__("invalid scope: " + "; ".join(f"{f}: {r}" if f else r for f, r in self.faults))
+
+
+class InvalidPrefixError(KVShareError, ValueError):
+    """A key prefix that breaks the key rules (Go's ``keys.ErrInvalidPrefix``)."""
+
+
+class InvalidNameError(KVShareError, ValueError):
+    """A row name that is empty or over 512 bytes (Go's ``keys.ErrInvalidName``)."""

@@ -167,6 +167,25 @@ def node(kvshare_bin: str, sockdir: str) -> Iterator[NodeProc]:
     _cleanup(p)
 
 
+#: The tenants of :func:`tenant_node`: name → spec (``kvshare node --tenant``).
+#: This process's uid may declare all but "forbidden"; two have limits.
+TENANTS = {
+    "acme": f"uids={os.getuid()}",
+    "forbidden": f"uids={os.getuid() + 1}",
+    "capped-lend": f"uids={os.getuid()} max_lent_bytes={16 << 12}",
+    "capped-flight": f"uids={os.getuid()} max_bytes_in_flight={3 << 12}",
+}
+
+
+@pytest.fixture
+def tenant_node(kvshare_bin: str, sockdir: str) -> Iterator[NodeProc]:
+    """A ``kvshare node`` (as :func:`node`) with the tenants of TENANTS."""
+    flags = [f for name, spec in TENANTS.items() for f in ("--tenant", f"{spec} tenant={name}")]
+    p = start_kvshare_node(kvshare_bin, os.path.join(sockdir, "t.sock"), *flags)
+    yield p
+    _cleanup(p)
+
+
 @pytest.fixture
 def helper_node(node_test_bin: str, sockdir: str) -> Iterator[NodeProc]:
     """A node with the test control (hold-get, held, release) over memdrv."""

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import json
 import os
 import select
 import signal
+import socket
+import subprocess
+import sys
 import threading
+import uuid
+from pathlib import Path
 import time
 
 import pytest
 
 import kvshare_node as kv
-from conftest import NodeProc, row_bytes, wait
+from conftest import CLIENT, NodeProc, row_bytes, wait
 
 SLOT = 16 << 10
 
@@ -126,13 +132,20 @@ def test_close_returns_lends_and_says_what_a_live_view_keeps(node: NodeProc) -> 
 
 
 def test_a_refused_hello_raises_its_codes_exception(node: NodeProc) -> None:
-    # Version 1 nodes refuse every scope (ScopeUnsupported); a node that
-    # gives scopes a meaning refuses one it cannot parse with a code of
-    # its own: either way the refusal is the class of its code.
-    with pytest.raises(kv.NodeError) as e:
-        kv.connect(node.socket, "py-scope", scope="\x00not a scope", timeout=wait())
+    # Text that is no scope's canonical encoding, sent past the client's
+    # own check: the node refuses it (BadScope, the field named).
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.connect(node.socket)
+    c = kv.Client(sock, node.socket, "py-scope", None)
+    try:
+        with pytest.raises(kv.NodeError) as e:
+            c._call(kv.wire.Hello(kv.wire.VERSION, "py-scope", "\x00not a scope"), (kv.wire.Welcome,),
+                    time.monotonic() + wait())
+    finally:
+        c.close(wait())
     assert e.value.refused
-    assert type(e.value) is type(kv.error_for_code(e.value.code))
+    assert type(e.value) is type(kv.error_for_code(e.value.code)) is kv.BadScopeError
+    assert e.value.field.startswith("hello.scope")
 
 
 def test_a_refusal_of_the_node_is_its_codes_exception(node: NodeProc) -> None:
@@ -181,3 +194,112 @@ def test_use_after_fork_is_refused_in_the_child(node: NodeProc) -> None:
         assert status == 0
         # The parent's connection is untouched.
         lend.publish([(0, [0], [b"f"])]).wait_quiesced(wait())
+
+
+# ---- scopes and tenants (issue 45) -----------------------------------------
+
+SCOPE = kv.Scope(model="py/llama-3.1-8b", revision="0e9e39f2", adapter="", kv_dtype="fp16", quantization="",
+                 tokens_per_block=16, kv_heads=8, head_dim=128, first_layer=0, layers=32, tp_rank=0, tp_size=1,
+                 pp_rank=0, pp_size=1, hash_algorithm="sha256-cbor", hash_seed="0", tenant="acme")
+
+
+def scoped_engine(node: NodeProc, role: str, scope: kv.Scope | None, names: list[bytes]) -> dict:
+    """Run tests/scoped_engine.py as an engine process; return its JSON line."""
+    env = dict(os.environ, PYTHONPATH=str(CLIENT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    p = subprocess.run([sys.executable, str(Path(__file__).with_name("scoped_engine.py")), node.socket, role,
+                        scope.encode() if scope is not None else "", *(n.decode() for n in names)],
+                       env=env, capture_output=True, text=True, timeout=3 * wait())
+    assert p.returncode == 0, f"the {role} engine: exit {p.returncode}: {p.stderr}"
+    return json.loads(p.stdout)
+
+
+def test_engines_share_rows_only_under_an_equal_scope(tenant_node: NodeProc) -> None:
+    names = [f"scoped/{uuid.uuid4().hex}/{i}".encode() for i in range(4)]
+    assert scoped_engine(tenant_node, "publish", SCOPE, names)["statuses"] == ["READY"] * 4
+
+    same = scoped_engine(tenant_node, "fetch", kv.Scope.parse(SCOPE.encode()), names)
+    assert same["presence"] == [kv.wire.PRESENT] * 4
+    assert same["statuses"] == ["READY"] * 4 and same["equal"] == [True] * 4
+
+    others = {
+        "kv_dtype": SCOPE.replace(kv_dtype="fp8_e4m3"),
+        "revision": SCOPE.replace(revision="0e9e39f3"),
+        "tenant": SCOPE.replace(tenant=""),
+        "layout": SCOPE.replace(tokens_per_block=32),
+        "tp shard": SCOPE.replace(tp_rank=1, tp_size=2),
+        "no scope": None,
+    }
+    for what, other in others.items():
+        got = scoped_engine(tenant_node, "fetch", other, names)
+        assert got["presence"] == [kv.wire.ABSENT] * 4, what
+        assert got["statuses"] == ["MISS"] * 4, what
+        assert got["poison"] == [True] * 4, f"{what}: a fetch under another scope wrote a slot"
+
+
+def test_a_bad_scope_is_refused_before_dialling() -> None:
+    nowhere = "/nonexistent/kvshare.sock"  # dialling it would raise FileNotFoundError
+    with pytest.raises(kv.BadScopeError) as e:
+        kv.connect(nowhere, "py-bad-scope", scope=SCOPE.replace(tp_rank=2, tp_size=2))
+    assert not e.value.refused and e.value.field == "hello.scope.tp_rank"
+    assert isinstance(e.value.__cause__, kv.InvalidScopeError)
+    with pytest.raises(kv.BadScopeError) as e:
+        kv.connect(nowhere, "py-bad-scope", scope=SCOPE.encode().replace("4:fp16", "04:fp16"))
+    assert not e.value.refused and e.value.field == "hello.scope.kv_dtype"
+    with pytest.raises(kv.BadScopeError) as e:
+        kv.connect(nowhere, "py-bad-scope", scope=b"kvscope1;")  # type: ignore[arg-type]
+    assert e.value.field == "hello.scope"
+
+
+def test_a_scope_as_its_text_is_the_same_scope(tenant_node: NodeProc) -> None:
+    names = [f"text/{uuid.uuid4().hex}".encode()]
+    with kv.connect(tenant_node.socket, "py-scope-obj", scope=SCOPE) as a, a.lend(4096, 1) as lend:
+        assert a.scope == SCOPE
+        lend.publish([(0, [0], names)]).wait_quiesced(wait())
+        with kv.connect(tenant_node.socket, "py-scope-text", scope=SCOPE.encode()) as b:
+            assert b.scope == SCOPE
+            assert list(b.lookup([names], every=True, timeout=wait()).rows) == [kv.wire.PRESENT]
+
+
+def test_a_tenant_the_peer_may_not_declare_is_refused(tenant_node: NodeProc) -> None:
+    for tenant in ("forbidden", "nobody-configured-me"):
+        with pytest.raises(kv.TenantNotAllowedError) as e:
+            kv.connect(tenant_node.socket, "py-tenant", scope=SCOPE.replace(tenant=tenant), timeout=wait())
+        assert e.value.refused and e.value.field == "hello.scope.tenant" and tenant in e.value.message
+    with kv.connect(tenant_node.socket, "py-tenant", scope=SCOPE, timeout=wait()) as c:
+        assert c.stats(wait())["engines"] == 1, "the refused peers never attached"
+
+
+def test_a_lend_over_the_tenants_limit_is_refused_and_takes_nothing(tenant_node: NodeProc) -> None:
+    capped = SCOPE.replace(tenant="capped-lend")  # max_lent_bytes: 16 × 4096
+    with kv.connect(tenant_node.socket, "py-cap-1", scope=capped) as one, \
+            kv.connect(tenant_node.socket, "py-cap-2", scope=capped) as two:
+        first = one.lend(4096, 8)
+        second = two.lend(4096, 8)  # the limit exactly, over two sessions
+        before, lent = one.stats(wait()), two.lent()
+        with pytest.raises(kv.TenantLimitError) as e:
+            two.lend(4096, 1)
+        assert e.value.refused and e.value.field == "tenant.lent_bytes" and "capped-lend" in e.value.message
+        after = one.stats(wait())
+        assert (after["lends"], after["lent_bytes"]) == (before["lends"], before["lent_bytes"]), "nothing mapped"
+        assert two.lent() == lent, "the refused lend's memory was freed by the client"
+        with kv.connect(tenant_node.socket, "py-other", scope=SCOPE) as other, other.lend(4096, 8):
+            pass  # another tenant's limits are its own
+        first.return_(wait())
+        two.lend(4096, 8).return_(wait())  # below the limit again: served
+        second.return_(wait())
+
+
+def test_a_transfer_over_the_tenants_bytes_in_flight_is_refused_whole(tenant_node: NodeProc) -> None:
+    capped = SCOPE.replace(tenant="capped-flight")  # max_bytes_in_flight: 3 × 4096
+    names = [f"flight/{uuid.uuid4().hex}/{i}".encode() for i in range(4)]
+    with kv.connect(tenant_node.socket, "py-flight", scope=capped) as c, c.lend(4096, 4) as lend:
+        for i, n in enumerate(names):
+            lend.slot(0, i)[:] = row_bytes(n, 4096)
+        with pytest.raises(kv.TenantLimitError) as e:
+            lend.publish([(0, range(4), names)], timeout=wait())
+        assert e.value.refused and e.value.field == "tenant.bytes_in_flight" and "capped-flight" in e.value.message
+        assert list(c.lookup([names], every=True, timeout=wait()).rows) == [kv.wire.ABSENT] * 4, "no row published"
+        a = lend.publish([(0, range(3), names[:3])], timeout=wait())  # the limit exactly: served
+        assert a.outcome(wait()).all_ready()
+        a.wait_quiesced(wait())
+        assert list(c.lookup([names], every=True, timeout=wait()).rows) == [kv.wire.PRESENT] * 3 + [kv.wire.ABSENT]
