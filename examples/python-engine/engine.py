@@ -31,6 +31,16 @@ def block(name: bytes, size: int) -> bytes:
     return random.Random(name).randbytes(size)
 
 
+def scope(layers: int) -> kv.Scope:
+    """What makes this engine's blocks interchangeable with another's: the
+    node makes every key under it, so only an engine of the same model,
+    weights, dtype and layout finds these blocks."""
+    return kv.Scope(model="example/tiny-llm", revision="1", adapter="", kv_dtype="fp16", quantization="",
+                    tokens_per_block=16, kv_heads=8, head_dim=128, first_layer=0, layers=layers,
+                    tp_rank=0, tp_size=1, pp_rank=0, pp_size=1, hash_algorithm="name-is-text", hash_seed="",
+                    tenant="")
+
+
 def names(prompt: str, layer: int, blocks: range) -> list[bytes]:
     return [f"{prompt}/{layer}/{b}".encode() for b in blocks]
 
@@ -65,7 +75,7 @@ def main() -> int:
     slots = max(a.rows, a.prompt_rows)
     report = {"role": a.role, "pid": os.getpid()}
     start = time.monotonic()
-    with kv.connect(a.socket, f"py-{a.role}", timeout=a.timeout) as c, \
+    with kv.connect(a.socket, f"py-{a.role}", scope=scope(a.layers), timeout=a.timeout) as c, \
             c.lend(a.row_bytes, slots, regions=a.layers, timeout=a.timeout) as lend:
         if a.role == "publish":
             report["published"] = publish(lend, a.layers, range(a.rows), a.prompt, a.row_bytes, a.timeout)
