@@ -94,6 +94,10 @@ type Config struct {
 	// entry: every peer on AllowUIDs may declare it, with no tenant
 	// limits, unless an entry of its own says otherwise.
 	Tenants []Tenant
+	// Events, when set, is told which blocks the node stored and which it
+	// found absent (module events publishes them to KV-aware routers);
+	// nil, the default, tells no one.
+	Events Events
 	// Logger receives the node's log; nil means slog.Default().
 	Logger *slog.Logger
 }

@@ -71,6 +71,7 @@ func (e *engine) lookup(request uint64, m *nodewire.Lookup) {
 			e.refuse(request, refuse(nodewire.CodeStore, "lookup", "%v", err))
 			return
 		}
+		e.tellAbsent(m.Groups, res.Rows) // first, as for an outcome
 		e.post(request, res)
 	}()
 }

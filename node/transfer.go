@@ -18,6 +18,8 @@ type transfer struct {
 	l         *lend
 	att       contract.Attempt
 	disturbed atomic.Bool // a reclaim's recycle began before its outcome was known
+	dir       contract.Direction
+	groups    []nodewire.Group // the engine's, for Config.Events
 
 	// Guarded by e.mu.
 	use     usage // what it holds of its tenant's limits
@@ -88,7 +90,7 @@ func (e *engine) transfer(request uint64, m *nodewire.Transfer) {
 		e.refuse(request, submissionRefusal(op, err))
 		return
 	}
-	t := &transfer{request: request, l: l, att: att, use: use}
+	t := &transfer{request: request, l: l, att: att, use: use, dir: m.Dir, groups: m.Groups}
 	e.mu.Lock()
 	if e.n.recycles.Load() != recycles {
 		t.disturbed.Store(true) // a reclaim began while it was on its way in
@@ -181,6 +183,7 @@ func (e *engine) watch(t *transfer) {
 	if t.disturbed.Load() {
 		e.count(disturbedCounts(out.Rows))
 	}
+	e.tellOutcome(t, out) // first: an engine that has the outcome knows the events were told
 	e.post(t.request, outcomeFrame(out))
 	select {
 	case <-t.att.Done():

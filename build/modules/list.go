@@ -11,6 +11,9 @@ const (
 	xxhash    = "github.com/cespare/xxhash" // otel/attribute's
 	xsys      = "golang.org/x/sys"
 	rueidis   = "github.com/redis/rueidis"
+	zmq4      = "github.com/go-zeromq/zmq4"
+	xsync     = "golang.org/x/sync" // zmq4's
+	xtext     = "golang.org/x/text" // zmq4's
 )
 
 // Repo is kvshare's list: every module of the repository, the root
@@ -32,6 +35,7 @@ var Repo = List{Modules: []Module{
 	{Dir: "nodewire", Imports: []string{"contract"}},
 	{Dir: "node", Imports: []string{"contract", "binding", "keys", "rowbatch", "nodewire", "=storeconfig", xsys}},
 	{Dir: "nodeclient", Imports: []string{"contract", "nodewire", xsys}},
+	{Dir: "events", Imports: []string{"keys", zmq4, xsync, xtext, rueidis}}, // the only module with ZeroMQ
 	{Dir: "conformance", Imports: []string{"contract", "rowbatch", "patience", testify}},
 	{Dir: "mooncakesdk", Imports: []string{"storeconfig", "keys", purego, toml}},
 	{Dir: "mooncakedrv", Imports: []string{"contract", "rowbatch", "scheduler", "mooncakesdk", "storeconfig", "keys", "loopback", purego, toml}},
@@ -47,18 +51,18 @@ var Repo = List{Modules: []Module{
 		Dir: "examples/consumer-memdrv",
 		Forbidden: []string{purego, toml, nvml, testify, "go.opentelemetry.io", "gonum.org",
 			"github.com/prometheus", Prefix + "/mooncakesdk", Prefix + "/mooncakedrv", Prefix + "/gpuroundtrip",
-			Prefix + "/telemetry", Prefix + "/conformance", Prefix + "/tools"},
+			Prefix + "/telemetry", Prefix + "/conformance", Prefix + "/tools", Prefix + "/events", zmq4},
 	},
 	{
 		Dir: "examples/consumer-mooncake",
 		Forbidden: []string{nvml, testify, "go.opentelemetry.io", "gonum.org", "github.com/prometheus",
-			Prefix + "/memdrv", Prefix + "/gpuroundtrip", Prefix + "/telemetry", Prefix + "/conformance", Prefix + "/tools"},
+			Prefix + "/memdrv", Prefix + "/gpuroundtrip", Prefix + "/telemetry", Prefix + "/conformance", Prefix + "/tools", Prefix + "/events", zmq4},
 	},
 	{
 		Dir:    "examples/consumer-redis",
 		Server: ServerRedis,
 		Forbidden: []string{purego, nvml, testify, "go.opentelemetry.io", "gonum.org", "github.com/prometheus",
 			Prefix + "/mooncakesdk", Prefix + "/mooncakedrv", Prefix + "/memdrv", Prefix + "/gpuroundtrip",
-			Prefix + "/telemetry", Prefix + "/conformance", Prefix + "/tools"},
+			Prefix + "/telemetry", Prefix + "/conformance", Prefix + "/tools", Prefix + "/events", zmq4},
 	},
 }}

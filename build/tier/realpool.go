@@ -24,8 +24,8 @@ const (
 )
 
 // RealpoolPackages are the real-pool tier's packages: every package of
-// mooncakedrv with tests, and those of tools, gpuroundtrip and node.
-var RealpoolPackages = [][2]string{{"mooncakedrv", "./..."}, {"tools", "./..."}, {"gpuroundtrip", "./..."}, {"node", "./..."}}
+// mooncakedrv with tests, and those of tools, gpuroundtrip, node and events.
+var RealpoolPackages = [][2]string{{"mooncakedrv", "./..."}, {"tools", "./..."}, {"gpuroundtrip", "./..."}, {"node", "./..."}, {"events", "./..."}}
 
 // Realpool runs the real-pool tier from the repository at root: off (one
 // line, success) when KVSHARE_MOONCAKE_DIR is unset (getenv); else the

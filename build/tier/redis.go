@@ -20,8 +20,8 @@ const (
 )
 
 // RedisPackages are the Redis tier's packages: every package of redisdrv
-// with tests, and those of tools and node.
-var RedisPackages = [][2]string{{"redisdrv", "./..."}, {"tools", "./..."}, {"node", "./..."}}
+// with tests, and those of tools, node and events.
+var RedisPackages = [][2]string{{"redisdrv", "./..."}, {"tools", "./..."}, {"node", "./..."}, {"events", "./..."}}
 
 // redisOff is what a Redis test logs when it skips because the tier is
 // not asked for: the start of redistest.TierOff.
