@@ -153,11 +153,12 @@ func TestNodeEventsOverTheEmbeddedStore(t *testing.T) {
 		return seq - 1
 	}
 	publish("block-0", "block-1")
-	sub := startSubscriber(t, ctx, py, p.Endpoint(), p.ReplayEndpoint(), digest.String(), 2)
+	sub := startSubscriber(t, ctx, py, p.Endpoint(), p.ReplayEndpoint(), digest.String(), true)
 	for i := 0; !sub.until(t, ctx, publish(fmt.Sprintf("block-%d", 2+i))).live(); i++ {
 	}
-	dropped := publish("lost-live-0", "lost-live-1")
+	publish("lost-live-0", "lost-live-1") // or the next, as in TestOutsideSubscriberReplaysWhatItMissed
 	publish("after-the-loss")
+	publish("after-the-gap")
 
 	// The store drops two blocks; a lookup finds one absent, a fetch the
 	// other; a name never published is absent too, and not announced.
@@ -175,7 +176,9 @@ func TestNodeEventsOverTheEmbeddedStore(t *testing.T) {
 	seq++
 	got := sub.until(t, ctx, seq-1)
 
-	assert.Equal(t, []uint64{dropped}, got.Dropped, "the subscriber lost a live batch")
+	require.Len(t, got.Dropped, 1, "the subscriber lost a live batch")
+	dropped := got.Dropped[0]
+	assert.Contains(t, got.Gaps, [2]uint64{dropped, dropped + 1}, "and saw the gap")
 	assert.Equal(t, "replay", got.Batches[dropped].How, "and got it from the replay socket")
 	assert.Equal(t, hexNames(bytesOf(stored)...), storedNames(t, got.Batches), "every Ready row, in order")
 	assert.Equal(t, hexNames([]byte("block-0"), []byte("block-1")), removedNames(got.Batches),

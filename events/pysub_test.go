@@ -80,13 +80,15 @@ type subscriber struct {
 	seen   subscription
 }
 
-// startSubscriber runs the outside subscriber on topic; with dropLive
-// above 0 it drops the dropLive-th batch that arrives live.
-func startSubscriber(t *testing.T, ctx context.Context, py, pub, replay, topic string, dropLive int) *subscriber {
+// startSubscriber runs the outside subscriber on topic; with dropOne,
+// once it took a batch live it drops the next live batch it would take.
+func startSubscriber(t *testing.T, ctx context.Context, py, pub, replay, topic string, dropOne bool) *subscriber {
 	t.Helper()
 	cmd := exec.CommandContext(ctx, py, filepath.Join("testdata", "subscriber.py"), "--pub", pub, "--replay", replay,
-		"--topic", topic, "--drop-live", strconv.Itoa(dropLive),
-		"--wait-ms", strconv.FormatInt(patience.Wait().Milliseconds(), 10))
+		"--topic", topic, "--wait-ms", strconv.FormatInt(patience.Wait().Milliseconds(), 10))
+	if dropOne {
+		cmd.Args = append(cmd.Args, "--drop-one")
+	}
 	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1")
 	stderr, err := os.CreateTemp(t.TempDir(), "subscriber-stderr")
 	require.NoError(t, err)

@@ -9,8 +9,9 @@ msgspec, which Debian does not ship).
 Each batch taken is printed as one JSON line; so is each gap.  It runs
 until it is killed, or its standard input ends.
 
-  --drop-live N   drop the N-th batch that arrives live (a lost message:
-                  the gap it leaves must be replayed)
+  --drop-one   once a batch was taken live (the subscription reached the
+               publisher), drop the next live batch it would take (a lost
+               message: the gap it leaves must be replayed)
 """
 
 import argparse
@@ -66,7 +67,7 @@ def main():
     ap.add_argument("--pub", required=True)
     ap.add_argument("--replay", required=True)
     ap.add_argument("--topic", required=True)
-    ap.add_argument("--drop-live", type=int, default=0)
+    ap.add_argument("--drop-one", action="store_true")
     ap.add_argument("--wait-ms", type=int, required=True)
     args = ap.parse_args()
 
@@ -81,16 +82,17 @@ def main():
     replay.connect(args.replay)
     emit({"ready": True})
 
-    state = {"next": 0, "live": 0}
+    state = {"next": 0, "armed": False, "drop": args.drop_one}
 
     def take(seq, payload, how):
         if seq != state["next"]:
-            return
+            return False
         b = decode_batch(payload)
         b["seq"] = seq
         b["how"] = how
         emit(b)
         state["next"] += 1
+        return True
 
     def ask_replay():
         start = state["next"]
@@ -126,14 +128,15 @@ def main():
         if got_topic != topic:
             raise ValueError("a batch of topic %r on a subscription to %r" % (got_topic, topic))
         seq = int.from_bytes(seq_bytes, "big")
-        state["live"] += 1
-        if state["live"] == args.drop_live:
+        if state["armed"] and state["drop"] and seq == state["next"]:
+            state["drop"] = False
             emit({"dropped": seq})
             continue
         if seq > state["next"]:
             emit({"gap": [state["next"], seq]})
             ask_replay()
-        take(seq, payload, "live")
+        if take(seq, payload, "live"):
+            state["armed"] = True
     sub.close()
     replay.close()
     ctx.term()
