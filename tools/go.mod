@@ -33,6 +33,8 @@ require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
+	github.com/go-zeromq/goczmq/v4 v4.2.2 // indirect
+	github.com/go-zeromq/zmq4 v0.17.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/kvshare/kvshare/loopback v0.3.0 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
@@ -42,6 +44,7 @@ require (
 	go.opentelemetry.io/otel/log v1.47.0 // indirect
 	go.opentelemetry.io/otel/sdk v1.47.0 // indirect
 	go.opentelemetry.io/otel/trace v1.47.0 // indirect
+	golang.org/x/sync v0.23.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
 
@@ -55,6 +58,7 @@ require (
 	github.com/ebitengine/purego v0.11.3 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/kvshare/kvshare/drivekit v0.3.0 // indirect
+	github.com/kvshare/kvshare/events v0.3.0
 	github.com/kvshare/kvshare/gpuroundtrip v0.3.0
 	github.com/kvshare/kvshare/node v0.3.0
 	github.com/kvshare/kvshare/nodeclient v0.3.0
@@ -101,3 +105,5 @@ replace github.com/kvshare/kvshare/nodewire => ../nodewire
 replace github.com/kvshare/kvshare/nodeclient => ../nodeclient
 
 replace github.com/kvshare/kvshare/drivekit => ../drivekit
+
+replace github.com/kvshare/kvshare/events => ../events

@@ -34,6 +34,7 @@ func nodeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("kvshare node", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	nf := addNodeFlags(fs)
+	ef := addEventFlags(fs)
 	capacity := fs.String("capacity", "1GiB", "bytes the embedded store takes up front (not with --store: a [memory] section sizes its own)")
 	store := fs.String("store", "", "store file (TOML: [blob] and [memory], [mooncake] or [redis], and optionally [node]): serve the store it names instead of the default embedded store, with its [node] settings (a flag given overrides its key)")
 	workers := fs.Int("workers", 8, "worker goroutines of the embedded store's driver (a row held inside the store keeps one)")
@@ -78,6 +79,16 @@ func nodeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	cfg.Driver = served.drv
 	cfg.KeyPrefix, cfg.MaxRowsPerCall, cfg.MaxBytesPerCall = served.run.KeyPrefix, served.run.RowsPerCall, served.run.BytesPerCall
+	pub, stopEvents, err := ef.open(ctx, *store, logger)
+	if err != nil {
+		served.close(ctx, stderr)
+		fmt.Fprintln(stderr, "kvshare node: --events:", err)
+		return 2
+	}
+	defer stopEvents() // after the shutdown: the node tells it nothing more
+	if pub != nil {
+		cfg.Events = pub
+	}
 	n, err := node.New(cfg)
 	if err != nil {
 		served.close(ctx, stderr)
@@ -113,6 +124,9 @@ func nodeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "kvshare node: serving %s at %s (mode %04o, uids %s)%s\n", served.about, cfg.Socket, cfg.Mode, uidList(cfg.AllowUIDs), fromFile(*store, fileNode))
 	if endpoint != nil {
 		fmt.Fprintf(stdout, "kvshare node: metrics at %s (Prometheus text, while the node runs)\n", endpoint.URL())
+	}
+	if ef.about != "" {
+		fmt.Fprintln(stdout, ef.about)
 	}
 
 	serveErr := n.Serve(ctx, l)
