@@ -10,17 +10,21 @@ require (
 	github.com/kvshare/kvshare/node v0.3.0
 	github.com/kvshare/kvshare/nodeclient v0.3.0
 	github.com/kvshare/kvshare/patience v0.3.0
+	github.com/kvshare/kvshare/redisdrv v0.3.0
 	github.com/redis/rueidis v1.0.79
 	github.com/stretchr/testify v1.12.1
 )
 
 require (
+	github.com/BurntSushi/toml v1.6.0 // indirect
 	github.com/go-zeromq/goczmq/v4 v4.2.2 // indirect
 	github.com/kvshare/kvshare/binding v0.3.0 // indirect
 	github.com/kvshare/kvshare/drivekit v0.3.0 // indirect
 	github.com/kvshare/kvshare/hostmem v0.3.0 // indirect
+	github.com/kvshare/kvshare/loopback v0.3.0 // indirect
 	github.com/kvshare/kvshare/nodewire v0.3.0 // indirect
 	github.com/kvshare/kvshare/rowbatch v0.3.0 // indirect
+	github.com/kvshare/kvshare/scheduler v0.3.0 // indirect
 	github.com/kvshare/kvshare/storeconfig v0.3.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/sync v0.22.0 // indirect

@@ -22,13 +22,14 @@ import (
 var _ node.Events = (*events.Publisher)(nil)
 
 // engineRig is a node over drv with events published by p, and one
-// engine attached under scope with a lend of 2 regions of 8 slots.
+// engine attached under scope with a lend of 2 regions of 8 slots of
+// slotBytes.
 type engineRig struct {
 	c    *nodeclient.Client
 	lend *nodeclient.Lend
 }
 
-func startNode(t *testing.T, ctx context.Context, drv contract.Driver, p *events.Publisher, scope keys.Scope) engineRig {
+func startNode(t *testing.T, ctx context.Context, drv contract.Driver, p *events.Publisher, scope keys.Scope, slotBytes int64) engineRig {
 	t.Helper()
 	sock := filepath.Join(t.TempDir(), "node.sock")
 	n, err := node.New(node.Config{Driver: drv, Socket: sock, Events: p})
@@ -39,7 +40,7 @@ func startNode(t *testing.T, ctx context.Context, drv contract.Driver, p *events
 	go func() { defer close(served); _ = n.Serve(ctx, l) }()
 	c, err := nodeclient.Dial(ctx, sock, nodeclient.Options{Engine: "events-test", Scope: scope})
 	require.NoError(t, err)
-	lend, err := c.Lend(ctx, nodeclient.Geometry{SlotBytes: 64, SlotCount: 8, Regions: 2})
+	lend, err := c.Lend(ctx, nodeclient.Geometry{SlotBytes: slotBytes, SlotCount: 8, Regions: 2})
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		ctx, cancel := patience.For(t).Context(context.Background())
@@ -135,7 +136,7 @@ func TestNodeEventsOverTheEmbeddedStore(t *testing.T) {
 	defer func() { _ = drv.Close() }()
 	p := openPublisher(t, events.Config{Medium: "kvshare:memdrv"})
 	scope, digest := testScope(t, "")
-	rig := startNode(t, ctx, drv, p, scope)
+	rig := startNode(t, ctx, drv, p, scope, 64)
 	stem, err := keys.NewScopedStem("kvshare", scope)
 	require.NoError(t, err)
 

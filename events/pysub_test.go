@@ -138,7 +138,14 @@ func (s *subscriber) next(t *testing.T, ctx context.Context) string {
 // and returns what it saw so far.
 func (s *subscriber) until(t *testing.T, ctx context.Context, seq uint64) subscription {
 	t.Helper()
-	for len(s.seen.Batches) <= int(seq) {
+	return s.untilSeen(t, ctx, func(seen subscription) bool { return len(seen.Batches) > int(seq) })
+}
+
+// untilSeen reads the subscriber's lines until what it saw satisfies
+// enough, and returns it.
+func (s *subscriber) untilSeen(t *testing.T, ctx context.Context, enough func(subscription) bool) subscription {
+	t.Helper()
+	for !enough(s.seen) {
 		line := s.next(t, ctx)
 		var probe map[string]json.RawMessage
 		require.NoError(t, json.Unmarshal([]byte(line), &probe), "line %q", line)
