@@ -7,6 +7,7 @@ require (
 	github.com/kvshare/kvshare/contract v0.3.0
 	github.com/kvshare/kvshare/keys v0.3.0
 	github.com/kvshare/kvshare/memdrv v0.3.0
+	github.com/kvshare/kvshare/mooncakedrv v0.3.0
 	github.com/kvshare/kvshare/node v0.3.0
 	github.com/kvshare/kvshare/nodeclient v0.3.0
 	github.com/kvshare/kvshare/patience v0.3.0
@@ -17,11 +18,13 @@ require (
 
 require (
 	github.com/BurntSushi/toml v1.6.0 // indirect
+	github.com/ebitengine/purego v0.11.3 // indirect
 	github.com/go-zeromq/goczmq/v4 v4.2.2 // indirect
 	github.com/kvshare/kvshare/binding v0.3.0 // indirect
 	github.com/kvshare/kvshare/drivekit v0.3.0 // indirect
 	github.com/kvshare/kvshare/hostmem v0.3.0 // indirect
 	github.com/kvshare/kvshare/loopback v0.3.0 // indirect
+	github.com/kvshare/kvshare/mooncakesdk v0.3.0 // indirect
 	github.com/kvshare/kvshare/nodewire v0.3.0 // indirect
 	github.com/kvshare/kvshare/rowbatch v0.3.0 // indirect
 	github.com/kvshare/kvshare/scheduler v0.3.0 // indirect

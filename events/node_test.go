@@ -131,9 +131,9 @@ func TestNodeEventsOverTheEmbeddedStore(t *testing.T) {
 	defer cancel()
 	store, err := memdrv.NewBoundedStore(memdrv.StoreOptions{Capacity: 1 << 20})
 	require.NoError(t, err)
-	defer store.Close()
+	t.Cleanup(func() { _ = store.Close() })
 	drv := memdrv.New(store, memdrv.Options{})
-	defer func() { _ = drv.Close() }()
+	t.Cleanup(func() { _ = drv.Close() }) // after the node's shutdown: cleanups run last first
 	p := openPublisher(t, events.Config{Medium: "kvshare:memdrv"})
 	scope, digest := testScope(t, "")
 	rig := startNode(t, ctx, drv, p, scope, 64)

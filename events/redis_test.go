@@ -33,7 +33,7 @@ func TestNodeEventsOverRedis(t *testing.T) {
 	require.NoError(t, err)
 	drv, err := redisdrv.OpenConfig(ctx, sc, nil)
 	require.NoError(t, err)
-	defer func() { _ = drv.Close() }()
+	t.Cleanup(func() { _ = drv.Close() }) // after the node's shutdown: cleanups run last first
 	p := openPublisher(t, events.Config{Medium: "kvshare:redis"})
 	opt, err := sc.ClientOption()
 	require.NoError(t, err)
