@@ -53,16 +53,25 @@ def _names_field(names: Sequence[Names], what: str) -> tuple[list[bytes], bytes]
         blob = b"".join(names)  # bytes-like names as they are (str ones fail here)
     except TypeError:
         blob = None
-    ends = array("I", accumulate(lens))
+    ends = _ends(lens)
     if blob is None or (ends and ends[-1] != len(blob)):  # str names, or views whose items are not bytes
         names = [n.encode("utf-8") if isinstance(n, str) else bytes(n) for n in names]
         lens = list(map(len, names))
         blob = b"".join(names)
-        ends = array("I", accumulate(lens))
+        ends = _ends(lens)
     if lens and (0 in lens or max(lens) > wire.MAX_NAME_BYTES):
         i = next(i for i, n in enumerate(lens) if not 1 <= n <= wire.MAX_NAME_BYTES)
         raise BadNamesError(f"{what}.names[{i}]", f"{lens[i]} bytes, want 1 to {wire.MAX_NAME_BYTES}")
     return names, wire.encode_names(len(names), ends, blob)
+
+
+def _ends(lens: list[int]) -> array:
+    """Where each name ends in the names' blob, as u32s. Names of one
+    length (block hashes are) take a range, without a running sum."""
+    n = len(lens)
+    if n and lens[0] and lens.count(lens[0]) == n:
+        return array("I", range(lens[0], lens[0] * n + 1, lens[0]))
+    return array("I", accumulate(lens))
 
 
 def check_slots(slots: Iterable[int], count: int, what: str) -> array:

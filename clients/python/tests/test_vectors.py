@@ -99,3 +99,20 @@ def test_every_code_of_the_protocols_table_has_its_exception() -> None:
         e = errors.error_for_code(int(code))
         assert e.code == int(code) and e.name == name
         assert type(e).__name__ == sentinel + "Error", f"code {code}: ErrX is XError"
+
+
+@pytest.mark.parametrize("names", [
+    [b"h" * 16] * 300,  # one length, as block hashes are: ends from a range
+    [b"a", b"bb" * 256, b"ccc"],  # lengths that differ: a running sum
+    [bytearray(b"x" * 8), memoryview(b"y" * 8)],  # bytes-like, one length
+    [],
+], ids=["one-length", "mixed", "bytes-like", "none"])
+def test_a_views_names_field_is_the_wires(names: list) -> None:
+    """The names field a checked view sends is the one wire.encode_body
+    makes from the names themselves, whichever way its ends are computed."""
+    from kvshare_node.lend import _names_field
+
+    checked, field = _names_field(names, "publish.groups[0]")
+    want = wire.encode_body(wire.Lookup(False, [[bytes(n) for n in names]]))[5:]  # every, group count
+    assert field == want
+    assert [bytes(n) for n in checked] == [bytes(n) for n in names]
