@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 )
 
 // ErrConfig is wrapped by [Open]'s refusal of a config; the error names
@@ -17,6 +18,7 @@ const (
 	DefaultAnnounced     = 1 << 20 // blocks remembered for BlockRemoved
 	DefaultHWM           = 100000  // as vLLM's: batches queued for the PUB socket
 	DefaultMedium        = "kvshare"
+	DefaultWindow        = 10 * time.Millisecond
 )
 
 // Config is what [Open] builds a [Publisher] from. Only Endpoint is
@@ -46,6 +48,10 @@ type Config struct {
 	Announced int
 	// HWM bounds the batches the PUB socket queues; past it, it drops.
 	HWM int
+	// Window is how often the publisher publishes what the hook calls
+	// since the last time told it: a batch per topic a window, at most
+	// this late. A publish's hook call then wakes no goroutine.
+	Window time.Duration
 	// Logger receives the publisher's log; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -66,6 +72,12 @@ func (cfg Config) withDefaults() (Config, error) {
 		if *v == 0 {
 			*v = d
 		}
+	}
+	if cfg.Window < 0 {
+		return cfg, fmt.Errorf("%w: Window is negative (%v)", ErrConfig, cfg.Window)
+	}
+	if cfg.Window == 0 {
+		cfg.Window = DefaultWindow
 	}
 	set(&cfg.Queue, DefaultQueue)
 	set(&cfg.ReplayBatches, DefaultReplayBatches)

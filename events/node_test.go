@@ -21,7 +21,7 @@ import (
 // The node's Events hook is the publisher: node must not import events.
 var _ node.Events = (*events.Publisher)(nil)
 
-// engineRig is a node over drv with events published by p, and one
+// engineRig is a node over drv telling ev (nil: no one), and one
 // engine attached under scope with a lend of 2 regions of 8 slots of
 // slotBytes.
 type engineRig struct {
@@ -29,10 +29,10 @@ type engineRig struct {
 	lend *nodeclient.Lend
 }
 
-func startNode(t *testing.T, ctx context.Context, drv contract.Driver, p *events.Publisher, scope keys.Scope, slotBytes int64) engineRig {
+func startNode(t testing.TB, ctx context.Context, drv contract.Driver, ev node.Events, scope keys.Scope, slotBytes int64) engineRig {
 	t.Helper()
 	sock := filepath.Join(t.TempDir(), "node.sock")
-	n, err := node.New(node.Config{Driver: drv, Socket: sock, Events: p})
+	n, err := node.New(node.Config{Driver: drv, Socket: sock, Events: ev})
 	require.NoError(t, err)
 	l, err := node.Listen(sock, 0o600)
 	require.NoError(t, err)

@@ -18,8 +18,9 @@ import (
 // scope; every other topic is a scope's digest in lowercase hex.
 const UnscopedTopic = "unscoped"
 
-// coalesce bounds the hook calls one batch gathers.
-const coalesce = 256
+// coalesce bounds the hook calls one pass over the queue gathers into
+// its batches.
+const coalesce = 1024
 
 // Publisher publishes what a node learns about blocks as vLLM KV events:
 // it implements node.Events. Its methods never block: each hands a note
@@ -178,29 +179,35 @@ func (p *Publisher) Close() error {
 	return err
 }
 
-// run publishes the queue's notes, a batch per topic for what one pass
-// gathered, until Close.
+// run publishes the queue's notes once a window, a batch per topic for
+// each coalesce of them, until Close. It waits on the clock, never on
+// the queue: a hook call wakes no one, so a publish pays a channel send
+// and no more.
 func (p *Publisher) run(ctx context.Context) {
 	defer p.done.Done()
+	tick := time.NewTicker(p.cfg.Window)
+	defer tick.Stop()
 	gathered := make([]note, 0, coalesce)
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case n := <-p.in:
-			gathered = append(gathered[:0], n)
+		case <-tick.C:
 		}
-	more:
-		for len(gathered) < coalesce {
-			select {
-			case n := <-p.in:
-				gathered = append(gathered, n)
-			default:
-				break more
+		for len(p.in) > 0 {
+			gathered = gathered[:0]
+		more:
+			for len(gathered) < coalesce {
+				select {
+				case n := <-p.in:
+					gathered = append(gathered, n)
+				default:
+					break more
+				}
 			}
+			p.publish(gathered)
+			clear(gathered)
 		}
-		p.publish(gathered)
-		clear(gathered)
 	}
 }
 
@@ -238,7 +245,7 @@ func (p *Publisher) publish(notes []note) {
 		case noteStored:
 			topic := topicOf(n.scope, n.digest)
 			for _, name := range n.names {
-				if p.known.add(blockID(topic, name)) {
+				if p.known.add(p.known.id(topic, name)) {
 					p.tally.forgotten.Add(1)
 				}
 			}
@@ -273,7 +280,7 @@ func (p *Publisher) publish(notes []note) {
 func (p *Publisher) forget(topic string, names [][]byte) [][]byte {
 	var gone [][]byte
 	for _, name := range names {
-		if p.known.remove(blockID(topic, name)) {
+		if p.known.remove(p.known.id(topic, name)) {
 			gone = append(gone, name)
 		}
 	}

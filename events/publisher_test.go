@@ -14,7 +14,7 @@ import (
 )
 
 // testScope is a scope as an engine would declare it.
-func testScope(t *testing.T, adapter string) (keys.Scope, keys.ScopeDigest) {
+func testScope(t testing.TB, adapter string) (keys.Scope, keys.ScopeDigest) {
 	t.Helper()
 	s := keys.Scope{Model: "meta-llama/Llama-3.1-8B-Instruct", Revision: "0e9e39f", Adapter: adapter, KVDType: "bf16",
 		TokensPerBlock: 16, KVHeads: 8, HeadDim: 128, Layers: 32, TPSize: 1, PPSize: 1, HashAlgorithm: "sha256-cbor"}
