@@ -10,9 +10,10 @@ import (
 )
 
 // A publisher told a block stored, then that block and one never
-// announced found absent, publishes one batch on the scope's topic:
+// announced found absent, publishes on the scope's topic:
 // AllBlocksCleared (its first), BlockStored, and BlockRemoved for the
-// announced block alone.
+// announced block alone (in one batch, or two should a window end
+// between the calls).
 func Example() {
 	ctx, cancel := context.WithTimeout(context.Background(), patience.Wait())
 	defer cancel()
@@ -30,7 +31,7 @@ func Example() {
 		panic(err)
 	}
 	s := p.Stats()
-	fmt.Println("batches:", s.Batches, "events:", s.Events, "dropped:", s.Dropped)
+	fmt.Println("events:", s.Events, "dropped:", s.Dropped)
 	// Output:
-	// batches: 1 events: 3 dropped: 0
+	// events: 3 dropped: 0
 }
