@@ -32,6 +32,7 @@ var Repo = List{Modules: []Module{
 	{Dir: "binding", Imports: []string{"contract", "keys", "rowbatch", "=storeconfig"}},
 	{Dir: "drivekit", Imports: []string{"contract", "rowbatch"}},
 	{Dir: "memdrv", Imports: []string{"contract", "rowbatch", "scheduler", "drivekit", "hostmem", xsys}},
+	{Dir: "diskdrv", Imports: []string{"contract", "rowbatch", "scheduler", "drivekit", "storeconfig", "keys", toml, xsys}},
 	{Dir: "nodewire", Imports: []string{"contract"}},
 	{Dir: "node", Imports: []string{"contract", "binding", "keys", "rowbatch", "nodewire", "=storeconfig", xsys}},
 	{Dir: "nodeclient", Imports: []string{"contract", "nodewire", xsys}},

@@ -23,6 +23,7 @@ type File struct {
 	findings storeconfig.Findings
 	refused  map[string]bool // "section" or "section.key" already refused
 	memory   bool            // [memory] was decoded (Memory)
+	disk     bool            // [disk] was decoded (Disk)
 	node     bool            // [node] was decoded (Node)
 	scope    bool            // [scope] was decoded (Scope)
 }
@@ -56,6 +57,7 @@ func Parse(name string, data []byte, sections map[string][]string) *File {
 
 func known(sections map[string][]string) map[string][]string {
 	k := map[string][]string{storeconfig.BlobSection: storeconfig.BlobKeys, storeconfig.MemorySection: storeconfig.MemoryKeys,
+		storeconfig.DiskSection: storeconfig.DiskKeys,
 		storeconfig.NodeSection: storeconfig.NodeKeys, storeconfig.ScopeSection: storeconfig.ScopeKeys}
 	for s, keys := range sections {
 		k[s] = keys
@@ -165,12 +167,15 @@ func quoted(ss []string) []string {
 }
 
 // Finish refuses every unknown section and key and every key spelled in
-// another case than a known one, checks a [memory], [node] or [scope]
+// another case than a known one, checks a [memory], [disk], [node] or [scope]
 // section no reader decoded (every reader knows them), and returns all the file's refusals:
 // nil, one [*storeconfig.Error], or all of them joined.
 func (f *File) Finish() error {
 	if !f.memory && f.Has(storeconfig.MemorySection) {
 		f.Memory()
+	}
+	if !f.disk && f.Has(storeconfig.DiskSection) {
+		f.Disk()
 	}
 	if !f.node && f.Has(storeconfig.NodeSection) {
 		f.Node()

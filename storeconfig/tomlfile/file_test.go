@@ -81,7 +81,7 @@ func TestRefusalsNameSectionAndKey(t *testing.T) {
 		{"a negative", "[store]\npool = -1\n", "store", "pool", "must not be negative, got -1"},
 		{"an unknown key", "[store]\nport = 1\n", "store", "port", "unknown key (known: addr, tags, pool, tls)"},
 		{"a key in another case", "[store]\nAddr = \"x\"\n", "store", "Addr", "unknown key"},
-		{"an unknown section", "[mooncake]\nmaster = \"x\"\n", "mooncake", "", "unknown section (known: [blob], [memory], [node], [scope], [store])"},
+		{"an unknown section", "[mooncake]\nmaster = \"x\"\n", "mooncake", "", "unknown section (known: [blob], [disk], [memory], [node], [scope], [store])"},
 		{"a key outside every section", "addr = \"x\"\n", "", "addr", "unknown key"},
 		{"a section that is no table", "store = 3\n", "store", "", "must be a table, got an integer"},
 		{"an array of tables", "[[store]]\naddr = \"x\"\n", "store", "", "must be a table, got an array of tables"},
