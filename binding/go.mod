@@ -11,7 +11,10 @@ require (
 	github.com/stretchr/testify v1.12.1
 )
 
-require golang.org/x/sys v0.48.0 // indirect
+require (
+	github.com/kvshare/kvshare/scheduler v0.3.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
+)
 
 require (
 	github.com/kvshare/kvshare/drivekit v0.3.0 // indirect
@@ -35,3 +38,5 @@ replace github.com/kvshare/kvshare/hostmem => ../hostmem
 replace github.com/kvshare/kvshare/patience => ../patience
 
 replace github.com/kvshare/kvshare/drivekit => ../drivekit
+
+replace github.com/kvshare/kvshare/scheduler => ../scheduler

@@ -17,6 +17,8 @@ require (
 	golang.org/x/sys v0.48.0 // indirect
 )
 
+require github.com/kvshare/kvshare/scheduler v0.3.0 // indirect
+
 replace (
 	github.com/kvshare/kvshare/contract => ../contract
 	github.com/kvshare/kvshare/keys => ../keys // memdrv's tests need it, so its go.mod requires it
@@ -28,3 +30,5 @@ replace (
 replace github.com/kvshare/kvshare/hostmem => ../hostmem
 
 replace github.com/kvshare/kvshare/drivekit => ../drivekit
+
+replace github.com/kvshare/kvshare/scheduler => ../scheduler

@@ -65,12 +65,13 @@ func (s *kitStore) Look(_ context.Context, keys [][]byte, dst []contract.Presenc
 func (s *kitStore) LookBlocks() bool { return false }
 
 // The suite passes over the least store on the kit, with one worker and
-// with several, one row a call and several: every check it has the
+// with several, one row a call and several, on FIFO workers and on the
+// gets-first pool: every check it has the
 // hooks for (the kit's Pause; none of memdrv's, so those checks skip).
 // It found that the kit refused an idle Recycle of a store with nothing
 // to tear down.
 func TestTheSuitePassesOverAStoreOnTheKit(t *testing.T) {
-	for _, o := range []drivekit.Options{{Workers: 1}, {Workers: 3, CallRows: 4}} {
+	for _, o := range []drivekit.Options{{Workers: 1}, {Workers: 3, CallRows: 4}, {Workers: 1, GetsFirst: true}, {Workers: 2, CallRows: 4, GetsFirst: true}} {
 		Run(t, Harness{New: func() (*Subject, error) {
 			s := &kitStore{objects: map[string][]byte{}}
 			o.Name, o.Logger = "kit", slog.New(slog.DiscardHandler)

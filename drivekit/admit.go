@@ -58,7 +58,7 @@ func (d *Driver) admit(dir contract.Direction, b contract.RowBatch, h contract.H
 	op := newOperation(d, dir, b, keys, h, onChange)
 	d.open[op] = struct{}{}
 	for lo := 0; lo < len(b.Rows); lo += d.rows {
-		d.queue = append(d.queue, part{op: op, lo: lo, hi: min(lo+d.rows, len(b.Rows))})
+		d.queueLocked(part{op: op, lo: lo, hi: min(lo+d.rows, len(b.Rows))})
 	}
 	if dir == contract.PutDir {
 		for _, k := range keys {

@@ -15,6 +15,9 @@
 //   - A batch is cut into store calls of at most [Options.CallRows]
 //     rows, run in admission order by at most [Options.Workers]
 //     goroutines, started on demand: an idle driver runs no goroutine.
+//     With [Options.GetsFirst] they run on a gets-first scheduler pool
+//     instead (gets pass waiting puts), stopped by a Drain that
+//     returns true.
 //   - A row's status is recorded only after Transfer returned, and
 //     access leaves Open with the last row's; a row the store cannot
 //     prove done makes access Unprovable, which only a Recycle ends.

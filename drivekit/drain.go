@@ -17,13 +17,16 @@ const closeFirst = "close the backend over this driver first: binding's Backend.
 // and none is Unprovable; false when ctx ends first, or at once when all
 // that is left is Unprovable (that can never change). No callback
 // follows a Drain that returned true. Calling it again answers anew.
+// With [Options.GetsFirst] it also stops the pool: a Drain returns true
+// only once every goroutine of the pool has left.
 func (d *Driver) Drain(ctx context.Context) bool {
 	d.mu.Lock()
 	d.draining = true
 	for _, op := range d.cancelQueuedLocked() {
 		d.notifyLocked(op)
 	}
-	quiet := d.awaitLocked(ctx, func() bool { return d.busy == 0 && len(d.open) == 0 && d.lookups.inside == 0 })
+	quiet := d.stopPoolLocked(ctx) &&
+		d.awaitLocked(ctx, func() bool { return d.busy == 0 && d.pooled == 0 && len(d.open) == 0 && d.lookups.inside == 0 })
 	d.drained = quiet && len(d.unprovable) == 0
 	ok := d.drained
 	d.mu.Unlock()
@@ -52,9 +55,9 @@ func (d *Driver) awaitLocked(ctx context.Context, done func() bool) bool {
 }
 
 // cancelQueuedLocked ends Cancelled every row no worker took and empties
-// the queue; it returns the operations it changed.
+// the queue (or the pool's); it returns the operations it changed.
 func (d *Driver) cancelQueuedLocked() []*operation {
-	var hit []*operation
+	hit := d.unpoolLocked()
 	for _, p := range d.queue[d.head:] {
 		if p.op.rows[p.lo] == contract.Pending && p.op.cancelUntakenLocked(contract.Cancelled) {
 			hit = append(hit, p.op)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/rowbatch"
+	"github.com/kvshare/kvshare/scheduler"
 )
 
 // ErrRegionBusy is wrapped, next to [contract.ErrDriverRejected], by an
@@ -39,6 +40,11 @@ type Driver struct {
 	lastReg contract.Registration // the last handle issued; handles only grow
 	queue   []part                // calls no worker took yet, FIFO from head
 	head    int
+	// pool, when Options.GetsFirst, holds the calls instead of queue;
+	// pooled counts the parts submitted to it that the kit has not yet
+	// taken or dropped (Drain and Recycle wait for it to reach zero).
+	pool    *scheduler.Pool[part]
+	pooled  int
 	running int // worker goroutines alive
 	paused  int // Pause calls not resumed
 	// busy counts calls a worker is running plus callbacks being
@@ -99,6 +105,9 @@ func New(s Store, o Options) *Driver {
 	d.looker, _ = s.(Looker)
 	d.keeper, _ = s.(Regions)
 	d.teardwn, _ = s.(Teardown)
+	if o.GetsFirst {
+		d.startPool()
+	}
 	return d
 }
 

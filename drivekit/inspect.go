@@ -14,14 +14,16 @@ import (
 func (d *Driver) Pause() (resume func()) {
 	d.mu.Lock()
 	d.paused++
+	resumePool := d.poolPause()
 	d.mu.Unlock()
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			d.mu.Lock()
-			defer d.mu.Unlock()
 			d.paused--
 			d.spawnLocked()
+			d.mu.Unlock()
+			resumePool()
 		})
 	}
 }
@@ -49,24 +51,24 @@ func (d *Driver) Busy() int {
 	return d.busy
 }
 
-// Workers returns the worker goroutines running now and the most the
-// driver runs, and whether a row of key waits for a worker (pending,
+// Workers returns the worker goroutines running now (with
+// [Options.GetsFirst]: running a call) and the most the driver runs, and whether a row of key waits for a worker (pending,
 // not taken), all read in one step.
 func (d *Driver) Workers(key string) (running, limit int, waiting bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for _, p := range d.queue[d.head:] {
-		op := p.op
-		if op.rows[p.lo] != contract.Pending {
-			continue
-		}
-		for i := p.lo; i < p.hi; i++ {
-			if op.keys[i] == key {
+	for op := range d.open {
+		for i, k := range op.keys {
+			if k == key && op.rows[i] == contract.Pending && !op.taken[i] {
 				waiting = true
 			}
 		}
 	}
-	return d.running, d.workers, waiting
+	running = d.running
+	if d.pool != nil {
+		running = d.pool.Running()
+	}
+	return running, d.workers, waiting
 }
 
 // RegionRows counts the rows whose spans overlap one region, by where

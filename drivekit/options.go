@@ -14,8 +14,17 @@ type Options struct {
 	// what it does not. Put and Get both false means both true.
 	Caps contract.Capabilities
 	// Workers is the number of worker goroutines; 0 (or less) means 2.
-	// 1 runs calls strictly in the order they were admitted.
+	// 1 runs calls strictly in the order they were admitted, unless
+	// GetsFirst is set.
 	Workers int
+	// GetsFirst runs the calls on a gets-first [scheduler.Pool] of
+	// Workers goroutines instead of FIFO workers started on demand: gets
+	// pass waiting puts by the scheduler's rule (a put goes after at most
+	// four gets passed it; with two workers or more, one is left to
+	// gets). The pool's goroutines start with [New] and live until a
+	// Drain that returns true, or a Recycle that closes the driver: a
+	// driver that is never drained keeps them.
+	GetsFirst bool
 	// CallRows is the most rows of one store call: admission cuts each
 	// batch into calls of at most that many rows; 0 (or less) means 1.
 	CallRows int

@@ -37,7 +37,7 @@ func (d *Driver) Recycle(ctx context.Context) error {
 	for _, op := range d.cancelQueuedLocked() {
 		d.notifyLocked(op)
 	}
-	if !d.awaitLocked(ctx, func() bool { return d.busy == 0 && d.lookups.inside == 0 }) {
+	if !d.awaitLocked(ctx, func() bool { return d.busy == 0 && d.pooled == 0 && d.lookups.inside == 0 }) {
 		d.resumeLocked()
 		d.mu.Unlock()
 		return d.refusal("recycle", "rows still inside the store when the context ended (%v): nothing torn down", ctx.Err())
@@ -83,6 +83,7 @@ func (d *Driver) Recycle(ctx context.Context) error {
 		d.draining, d.drained = true, true
 		clear(d.regions) // the store has no resources: nothing is registered
 		d.relistLocked()
+		d.stopPoolLocked(ctx) // idle: its workers leave even if ctx ends first
 	}
 	d.resumeLocked()
 	d.mu.Unlock()

@@ -41,14 +41,20 @@ func (d *Driver) work() {
 			return
 		}
 		d.mu.Unlock()
-		d.run(p, c)
-		c.Keys, c.Rows, c.Hint, c.cancelled = nil, nil, nil, nil // pin no caller's batch
-		// The part's callback has returned: only now does this worker
-		// count itself finished with it.
-		d.mu.Lock()
-		d.busy--
-		d.wakeLocked()
+		d.runTaken(p, c)
 	}
+}
+
+// runTaken runs a taken part (see run) and then counts its worker
+// finished with it; it returns with d.mu held.
+func (d *Driver) runTaken(p part, c *Call) {
+	d.run(p, c)
+	c.Keys, c.Rows, c.Hint, c.cancelled = nil, nil, nil, nil // pin no caller's batch
+	// The part's callback has returned: only now does the worker count
+	// itself finished with it.
+	d.mu.Lock()
+	d.busy--
+	d.wakeLocked()
 }
 
 // calls are the workers' Calls, with their OwnWrite and Ends, kept
@@ -65,32 +71,41 @@ func (d *Driver) takeLocked(c *Call) (part, bool) {
 		if d.head == len(d.queue) {
 			d.queue, d.head = d.queue[:0], 0
 		}
-		op := p.op
-		if op.rows[p.lo] != contract.Pending {
-			continue // cancelled, or faulted after a broken call, while queued
+		if d.takePartLocked(p, c) {
+			return p, true
 		}
-		n := p.hi - p.lo
-		c.Dir, c.Hint, c.cancelled = op.dir, op.hint, op.cancelled
-		c.Keys, c.Rows = op.keys[p.lo:p.hi], op.batch.Rows[p.lo:p.hi]
-		c.OwnWrite, c.Ends = grow(c.OwnWrite, n), grow(c.Ends, n)
-		for i := p.lo; i < p.hi; i++ {
-			op.taken[i] = true
-			if op.dir != contract.PutDir {
-				continue
-			}
-			key := op.keys[i]
-			d.unqueuePutLocked(key)
-			if _, busy := d.writing[key]; busy {
-				c.OwnWrite[i-p.lo] = true
-			} else {
-				d.writing[key] = struct{}{}
-			}
-		}
-		d.busy++
-		d.stats.Calls++
-		return p, true
 	}
 	return part{}, false
+}
+
+// takePartLocked marks the rows of p taken and fills c for it; it
+// reports false, taking nothing, when p's rows are no longer pending
+// (cancelled, or faulted after a broken call, while queued).
+func (d *Driver) takePartLocked(p part, c *Call) bool {
+	op := p.op
+	if op.rows[p.lo] != contract.Pending {
+		return false
+	}
+	n := p.hi - p.lo
+	c.Dir, c.Hint, c.cancelled = op.dir, op.hint, op.cancelled
+	c.Keys, c.Rows = op.keys[p.lo:p.hi], op.batch.Rows[p.lo:p.hi]
+	c.OwnWrite, c.Ends = grow(c.OwnWrite, n), grow(c.Ends, n)
+	for i := p.lo; i < p.hi; i++ {
+		op.taken[i] = true
+		if op.dir != contract.PutDir {
+			continue
+		}
+		key := op.keys[i]
+		d.unqueuePutLocked(key)
+		if _, busy := d.writing[key]; busy {
+			c.OwnWrite[i-p.lo] = true
+		} else {
+			d.writing[key] = struct{}{}
+		}
+	}
+	d.busy++
+	d.stats.Calls++
+	return true
 }
 
 // grow returns s resliced to n zero elements, reallocated if too short.

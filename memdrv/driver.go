@@ -65,6 +65,9 @@ func New(s *Store, o Options) *Driver {
 		log = slog.Default()
 	}
 	d := &Driver{store: s, caps: o.capabilities(), log: log}
+	// FIFO workers on demand, not the gets-first pool: memdrv keeps
+	// calls in admission order (one worker strictly so), and an idle
+	// driver that is never drained runs no goroutine.
 	d.Driver = drivekit.New(client{d}, drivekit.Options{
 		Name:    "memdrv",
 		Caps:    d.caps,

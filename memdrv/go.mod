@@ -10,7 +10,10 @@ require (
 	github.com/stretchr/testify v1.12.1
 )
 
-require golang.org/x/sys v0.48.0 // indirect
+require (
+	github.com/kvshare/kvshare/scheduler v0.3.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
+)
 
 require (
 	github.com/kvshare/kvshare/hostmem v0.3.0
@@ -25,3 +28,5 @@ replace (
 )
 
 replace github.com/kvshare/kvshare/hostmem => ../hostmem
+
+replace github.com/kvshare/kvshare/scheduler => ../scheduler

@@ -30,7 +30,7 @@ var Repo = List{Modules: []Module{
 	{Dir: "loopback"},
 	{Dir: "patience"},
 	{Dir: "binding", Imports: []string{"contract", "keys", "rowbatch", "=storeconfig"}},
-	{Dir: "drivekit", Imports: []string{"contract", "rowbatch"}},
+	{Dir: "drivekit", Imports: []string{"contract", "rowbatch", "scheduler"}},
 	{Dir: "memdrv", Imports: []string{"contract", "rowbatch", "scheduler", "drivekit", "hostmem", xsys}},
 	{Dir: "diskdrv", Imports: []string{"contract", "rowbatch", "scheduler", "drivekit", "storeconfig", "keys", toml, xsys}},
 	{Dir: "nodewire", Imports: []string{"contract"}},
