@@ -22,29 +22,37 @@ func appendArrayLen(b []byte, n int) []byte {
 }
 
 func appendBin(b, v []byte) []byte {
-	switch n := len(v); {
-	case n <= math.MaxUint8:
-		b = append(b, 0xc4, byte(n))
-	case n <= math.MaxUint16:
-		b = binary.BigEndian.AppendUint16(append(b, 0xc5), uint16(n))
-	default:
-		b = binary.BigEndian.AppendUint32(append(b, 0xc6), uint32(n))
-	}
-	return append(b, v...)
+	return append(appendHead(b, len(v), binHeads), v...)
 }
 
 func appendStr(b []byte, v string) []byte {
-	switch n := len(v); {
-	case n < 32:
-		b = append(b, 0xa0|byte(n))
+	return append(appendHead(b, len(v), strHeads), v...)
+}
+
+// heads are the first bytes of a kind of length n: fix (or'ed with n)
+// below fixBelow (0: no such form), else 8, 16 or 32 bits of length.
+type heads struct {
+	fix          byte
+	fixBelow     int
+	h8, h16, h32 byte
+}
+
+var (
+	binHeads = heads{h8: 0xc4, h16: 0xc5, h32: 0xc6}
+	strHeads = heads{fix: 0xa0, fixBelow: 32, h8: 0xd9, h16: 0xda, h32: 0xdb}
+)
+
+func appendHead(b []byte, n int, h heads) []byte {
+	switch {
+	case n < h.fixBelow:
+		return append(b, h.fix|byte(n))
 	case n <= math.MaxUint8:
-		b = append(b, 0xd9, byte(n))
+		return append(b, h.h8, byte(n))
 	case n <= math.MaxUint16:
-		b = binary.BigEndian.AppendUint16(append(b, 0xda), uint16(n))
+		return binary.BigEndian.AppendUint16(append(b, h.h16), uint16(n))
 	default:
-		b = binary.BigEndian.AppendUint32(append(b, 0xdb), uint32(n))
+		return binary.BigEndian.AppendUint32(append(b, h.h32), uint32(n))
 	}
-	return append(b, v...)
 }
 
 // appendUint appends a non-negative integer.

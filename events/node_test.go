@@ -58,40 +58,37 @@ func startNode(t testing.TB, ctx context.Context, drv contract.Driver, ev node.E
 // the attempt quiesced, with each row's status.
 func (r engineRig) publish(t *testing.T, ctx context.Context, names ...string) []contract.RowStatus {
 	t.Helper()
-	g := contract.Group{Region: 0}
 	for i, n := range names {
 		copy(r.lend.Slot(0, i), n)
-		g.Slots = append(g.Slots, int32(i))
-		g.Names = append(g.Names, []byte(n))
 	}
-	a, err := r.lend.Publish(ctx, contract.View{Groups: []contract.Group{g}}, nodeclient.TransferOptions{})
-	require.NoError(t, err)
-	out, err := a.Wait(ctx)
-	require.NoError(t, err)
-	select {
-	case <-a.Done():
-	case <-ctx.Done():
-		t.Fatalf("the publish did not quiesce: %v", ctx.Err())
-	}
-	return out.Rows
+	return r.transfer(t, ctx, r.lend.Publish, 0, names)
 }
 
 // fetch fetches names into region 1 and returns each row's status.
 func (r engineRig) fetch(t *testing.T, ctx context.Context, names ...string) []contract.RowStatus {
 	t.Helper()
-	g := contract.Group{Region: 1}
+	return r.transfer(t, ctx, r.lend.Fetch, 1, names)
+}
+
+// transfer runs a publish or fetch of names over region's first slots
+// and returns each row's status once the attempt quiesced.
+func (r engineRig) transfer(t *testing.T, ctx context.Context,
+	submit func(context.Context, contract.View, nodeclient.TransferOptions) (*nodeclient.Attempt, error),
+	region int, names []string) []contract.RowStatus {
+	t.Helper()
+	g := contract.Group{Region: region}
 	for i, n := range names {
 		g.Slots = append(g.Slots, int32(i))
 		g.Names = append(g.Names, []byte(n))
 	}
-	a, err := r.lend.Fetch(ctx, contract.View{Groups: []contract.Group{g}}, nodeclient.TransferOptions{})
+	a, err := submit(ctx, contract.View{Groups: []contract.Group{g}}, nodeclient.TransferOptions{})
 	require.NoError(t, err)
 	out, err := a.Wait(ctx)
 	require.NoError(t, err)
 	select {
 	case <-a.Done():
 	case <-ctx.Done():
-		t.Fatalf("the fetch did not quiesce: %v", ctx.Err())
+		t.Fatalf("%v did not quiesce: %v", a, ctx.Err())
 	}
 	return out.Rows
 }
