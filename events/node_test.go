@@ -174,10 +174,7 @@ func TestNodeEventsOverTheEmbeddedStore(t *testing.T) {
 	seq++
 	got := sub.until(t, ctx, seq-1)
 
-	require.Len(t, got.Dropped, 1, "the subscriber lost a live batch")
-	dropped := got.Dropped[0]
-	assert.Contains(t, got.Gaps, [2]uint64{dropped, dropped + 1}, "and saw the gap")
-	assert.Equal(t, "replay", got.Batches[dropped].How, "and got it from the replay socket")
+	replayedTheLoss(t, got)
 	assert.Equal(t, hexNames(bytesOf(stored)...), storedNames(t, got.Batches), "every Ready row, in order")
 	assert.Equal(t, hexNames([]byte("block-0"), []byte("block-1")), removedNames(got.Batches),
 		"the dropped blocks, once found absent; never a name not announced")

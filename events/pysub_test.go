@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/kvshare/kvshare/patience"
@@ -167,6 +168,17 @@ func (s *subscriber) untilSeen(t *testing.T, ctx context.Context, enough func(su
 		}
 	}
 	return s.seen
+}
+
+// replayedTheLoss checks the subscriber lost one live batch, saw the gap
+// it left, and took that batch from the replay socket.
+func replayedTheLoss(t *testing.T, got subscription) {
+	t.Helper()
+	require.Len(t, got.Dropped, 1, "the subscriber lost a live batch")
+	dropped := got.Dropped[0]
+	assert.Contains(t, got.Gaps, [2]uint64{dropped, dropped + 1}, "and saw the gap")
+	require.Greater(t, len(got.Batches), int(dropped))
+	assert.Equal(t, "replay", got.Batches[dropped].How, "and took the lost batch from the replay socket")
 }
 
 // live reports whether a batch the subscriber took arrived live:
