@@ -6,6 +6,7 @@ require (
 	github.com/go-zeromq/zmq4 v0.17.0
 	github.com/kvshare/kvshare/binding v0.3.0
 	github.com/kvshare/kvshare/contract v0.3.0
+	github.com/kvshare/kvshare/diskdrv v0.3.0
 	github.com/kvshare/kvshare/hostmem v0.3.0
 	github.com/kvshare/kvshare/keys v0.3.0
 	github.com/kvshare/kvshare/memdrv v0.3.0
@@ -78,6 +79,7 @@ replace (
 	github.com/kvshare/kvshare/binding => ../binding
 	github.com/kvshare/kvshare/conformance => ../conformance
 	github.com/kvshare/kvshare/contract => ../contract
+	github.com/kvshare/kvshare/diskdrv => ../diskdrv
 	github.com/kvshare/kvshare/keys => ../keys
 	github.com/kvshare/kvshare/memdrv => ../memdrv
 	github.com/kvshare/kvshare/mooncakedrv => ../mooncakedrv

@@ -211,6 +211,8 @@ func benchStores(o *bench.Options, store, mooncakeDir, redisServer string) error
 		return nil
 	case storefile.Memory:
 		return errors.New("--store: a [memory] file shapes the embedded store, which measurement 4 takes up front itself, sized for each row size: give a [mooncake] or [redis] file")
+	case storefile.Disk:
+		return errors.New("--store: a [disk] file names the disk tier, which no measurement of kvshare bench runs over yet (its figures against a raw pread/pwrite floor: go test -bench . in diskdrv): give a [mooncake] or [redis] file")
 	}
 	if redisServer != "" {
 		return errors.New("--store (a [redis] file) and --redis-server are two ways to name a Redis server: give one")

@@ -60,7 +60,7 @@ func (f *eventFlags) open(ctx context.Context, storePath string, logger *slog.Lo
 	}
 	medium := *f.medium
 	if medium == "" {
-		medium = "kvshare:" + map[storefile.Kind]string{0: "embedded", storefile.Memory: "embedded", storefile.Mooncake: "mooncake", storefile.Redis: "redis"}[kind]
+		medium = "kvshare:" + map[storefile.Kind]string{0: "embedded", storefile.Memory: "embedded", storefile.Disk: "disk", storefile.Mooncake: "mooncake", storefile.Redis: "redis"}[kind]
 	}
 	p, err := events.Open(events.Config{Endpoint: *f.endpoint, ReplayEndpoint: *f.replay, Medium: medium, Announced: *f.announce, Logger: logger})
 	if err != nil {

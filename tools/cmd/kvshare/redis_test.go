@@ -51,6 +51,7 @@ func TestBenchStoresTakeEachFileForItsStore(t *testing.T) {
 		{name: "a file of both", store: writeStore(t, "[mooncake]\n[redis]\n"), err: "holds both [mooncake] and [redis]"},
 		{name: "a file of neither", store: writeStore(t, "[blob]\n"), err: "holds neither"},
 		{name: "a [memory] file", store: writeStore(t, "[memory]\ncapacity = 1048576\n"), err: "a [memory] file shapes the embedded store"},
+		{name: "a [disk] file", store: writeStore(t, "[disk]\ndir = \"/kv\"\ncapacity = 0\n"), err: "a [disk] file names the disk tier, which no measurement"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			o := bench.Defaults()

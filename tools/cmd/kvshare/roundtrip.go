@@ -200,6 +200,8 @@ func section(k storefile.Kind) string {
 		return storefile.RedisSection
 	case storefile.Memory:
 		return storefile.MemorySection
+	case storefile.Disk:
+		return storefile.DiskSection
 	}
 	return storefile.MooncakeSection
 }

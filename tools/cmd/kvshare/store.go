@@ -31,7 +31,7 @@ type storeFlags struct {
 // command does with the store ("run through", "soak").
 func addStoreFlags(fs *flag.FlagSet, what string, mooncake bool) *storeFlags {
 	s := &storeFlags{}
-	fs.StringVar(&s.store, "store", "", "store file (TOML, [blob] and [mooncake], [redis] or [memory]): "+what+" the Mooncake pool, Redis server or Redis Cluster it names, or the embedded store it shapes")
+	fs.StringVar(&s.store, "store", "", "store file (TOML, [blob] and [mooncake], [redis], [memory] or [disk]): "+what+" the Mooncake pool, Redis server or Redis Cluster it names, the embedded store it shapes, or the disk tier in the directory it names")
 	if mooncake {
 		fs.StringVar(&s.mooncakeDir, "mooncake-dir", "", "Mooncake folder (bin/, lib/): start a loopback pool from it and "+what+" that")
 		fs.IntVar(&s.providers, "providers", 0, "with --mooncake-dir: segment providers of the pool started (0: one)")
@@ -187,6 +187,12 @@ func (s started) jobStore(logger *slog.Logger) (jobStore, error) {
 			return nil, err
 		}
 		return m, nil
+	case storefile.Disk:
+		d, err := roundtrip.DiskStoreFile(s.path, logger)
+		if err != nil {
+			return nil, err
+		}
+		return d, nil
 	}
 	return nil, nil
 }

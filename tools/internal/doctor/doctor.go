@@ -99,6 +99,8 @@ func Run(ctx context.Context, opts Options) Report {
 		return runRedis(ctx, opts)
 	case storefile.Memory:
 		return runMemory(opts)
+	case storefile.Disk:
+		return runDisk(opts)
 	}
 	r := &run{Report: Report{File: opts.ConfigPath}, all: checks[:]}
 

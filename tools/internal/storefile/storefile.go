@@ -20,6 +20,9 @@ const (
 	// Memory: the file holds a [memory] section and no other store's:
 	// the embedded in-memory store.
 	Memory
+	// Disk: the file holds a [disk] section and no other store's: the
+	// disk tier.
+	Disk
 )
 
 // The store sections, as a file spells them.
@@ -27,6 +30,7 @@ const (
 	MooncakeSection = "mooncake"
 	RedisSection    = "redis"
 	MemorySection   = storeconfig.MemorySection
+	DiskSection     = storeconfig.DiskSection
 )
 
 // String names the kind: "Mooncake" or "Redis".
@@ -38,6 +42,8 @@ func (k Kind) String() string {
 		return "Redis"
 	case Memory:
 		return "the embedded store"
+	case Disk:
+		return "the disk tier"
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
@@ -65,6 +71,14 @@ func kindOf(file string, f *tomlfile.File) (Kind, error) {
 		return 0, fmt.Errorf("%w: %w", ErrKind, f.Finish())
 	}
 	mooncake, redis, memory := f.Has(MooncakeSection), f.Has(RedisSection), f.Has(MemorySection)
+	if f.Has(DiskSection) {
+		for _, other := range []string{MooncakeSection, RedisSection, MemorySection} {
+			if f.Has(other) {
+				return 0, fmt.Errorf("%w: %s holds both [disk] (the disk tier) and [%s]: a store file is for one store; split it into two files", ErrKind, file, other)
+			}
+		}
+		return Disk, nil
+	}
 	switch {
 	case mooncake && redis:
 		return 0, fmt.Errorf("%w: %s holds both [mooncake] and [redis]: a store file is for one store; split it into two files", ErrKind, file)
@@ -81,5 +95,5 @@ func kindOf(file string, f *tomlfile.File) (Kind, error) {
 	case memory:
 		return Memory, nil
 	}
-	return 0, fmt.Errorf("%w: %s holds neither [mooncake] (a Mooncake pool) nor [redis] (a Redis server) nor [memory] (the embedded store): add the section of the store it is for", ErrKind, file)
+	return 0, fmt.Errorf("%w: %s holds neither [mooncake] (a Mooncake pool) nor [redis] (a Redis server) nor [memory] (the embedded store) nor [disk] (the disk tier): add the section of the store it is for", ErrKind, file)
 }

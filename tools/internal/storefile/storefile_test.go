@@ -22,6 +22,8 @@ func TestKinds(t *testing.T) {
 		{"an empty section", "[mooncake]\n", Mooncake},
 		{"memory", "[blob]\nkey_prefix = \"k\"\n[memory]\ncapacity = 1048576\n", Memory},
 		{"memory's keys are its reader's to check", "[memory]\nsize = 1\n", Memory},
+		{"disk", "[blob]\nkey_prefix = \"k\"\n[disk]\ndir = \"/kv\"\ncapacity = 0\n", Disk},
+		{"disk's keys are its reader's to check", "[disk]\nsize = 1\n", Disk},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			k, err := Parse("store.toml", []byte(c.text))
@@ -32,6 +34,7 @@ func TestKinds(t *testing.T) {
 	assert.Equal(t, "Mooncake", Mooncake.String())
 	assert.Equal(t, "Redis", Redis.String())
 	assert.Equal(t, "the embedded store", Memory.String())
+	assert.Equal(t, "the disk tier", Disk.String())
 	assert.Equal(t, "Kind(0)", Kind(0).String())
 }
 
@@ -44,6 +47,7 @@ func TestRefusalsNameTheFile(t *testing.T) {
 		{"neither", "[blob]\nkey_prefix = \"k\"\n", []string{"holds neither [mooncake]", "nor [redis]", "nor [memory]"}},
 		{"memory and redis", "[memory]\ncapacity = 0\n[redis]\n", []string{"holds both [memory] (the embedded store) and [redis]", "one store"}},
 		{"memory and mooncake", "[mooncake]\n[memory]\ncapacity = 0\n", []string{"holds both [memory] (the embedded store) and [mooncake]"}},
+		{"disk and redis", "[disk]\n[redis]\n", []string{"holds both [disk] (the disk tier) and [redis]", "one store"}},
 		{"empty", "", []string{"holds neither"}},
 		{"malformed", "[redis\n", []string{"malformed TOML"}},
 	} {
