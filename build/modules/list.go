@@ -36,7 +36,7 @@ var Repo = List{Modules: []Module{
 	{Dir: "nodewire", Imports: []string{"contract"}},
 	{Dir: "node", Imports: []string{"contract", "binding", "keys", "rowbatch", "nodewire", "=storeconfig", xsys}},
 	{Dir: "nodeclient", Imports: []string{"contract", "nodewire", xsys}},
-	{Dir: "events", Imports: []string{"keys", zmq4, xsync, xtext, rueidis}}, // the only module with ZeroMQ
+	{Dir: "events", Imports: []string{"keys", zmq4, xsync, xtext, rueidis, xsys}}, // the only module with ZeroMQ; x/sys is rueidis's
 	{Dir: "conformance", Imports: []string{"contract", "rowbatch", "patience", testify}},
 	{Dir: "mooncakesdk", Imports: []string{"storeconfig", "keys", purego, toml}},
 	{Dir: "mooncakedrv", Imports: []string{"contract", "rowbatch", "scheduler", "mooncakesdk", "storeconfig", "keys", "loopback", purego, toml}},
