@@ -10,7 +10,7 @@
 // optionally, a ROUTER socket that replays missed batches. Each message
 // is three frames: the topic (the scope's digest in lowercase hex, or
 // [UnscopedTopic]), the topic's sequence number (8 bytes, big-endian)
-// and the batch, msgpack in vLLM's array layout ([VLLMVersion]).
+// and the batch, msgpack in vLLM's array layout ([VLLMLayout]).
 //
 // # What it promises
 //

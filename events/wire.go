@@ -5,12 +5,14 @@ import (
 	"fmt"
 )
 
-// VLLMVersion is the vLLM release whose KV-event layout the stream
-// matches: its EventBatch and KVCacheEvent are msgspec array-like
-// structs, events tagged by their class name, block hashes bytes | int,
-// BlockStored carrying medium and lora_name, the batch its data-parallel
-// rank.
-const VLLMVersion = "0.12.0"
+// VLLMLayout names the vLLM change whose KV-event layout the stream
+// matches: the one that gave BlockStored its lora_name, its eighth field,
+// while EventBatch and KVCacheEvent were msgspec array-like structs
+// (events tagged by their class name, block hashes bytes | int, medium,
+// the batch's data-parallel rank). vLLM's releases from that change
+// until events became maps write this layout, their later fields
+// (extra_keys, group_idx) left out at the end when unset.
+const VLLMLayout = "vllm-project/vllm#27577"
 
 // The names vLLM tags its events with: the first element of each.
 const (
