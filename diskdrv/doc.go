@@ -7,10 +7,10 @@
 // persist across restarts. A key maps to its file through its SHA-256
 // (keys are longer than a file name may be); the key is kept in the
 // header page and checked on every read. A put writes a temporary file
-// with pwrite straight from the lent memory, syncs it as [Durability]
-// says, and renames it over the object's name: an object is whole or
-// absent, never torn. A get preads the payload straight into the lent
-// memory. Rows whose spans are page-aligned in address and length move
+// with one pwritev (the header page, then the lent memory), syncs it
+// as [Durability] says, and renames it over the object's name: an
+// object is whole or absent, never torn. A get reads the header page
+// and the payload, straight into the lent memory, in one preadv. Rows whose spans are page-aligned in address and length move
 // with O_DIRECT when the file system takes it ([DirectIOWorks]); the
 // rest through the page cache. [Options.Capacity] bounds the bytes on
 // disk; [Options.Evict] makes room by removing the least recently used
@@ -27,7 +27,8 @@
 //	put that meets EIO, or no progress    Fault, nothing visible
 //	short write or read                   goes on from where it stopped
 //	get of an absent or evicted key       Miss
-//	get of another size, or another key   Fault, nothing written
+//	get of an object of another size      Fault, nothing written
+//	get of a header of another key        Fault (the slot holds its bytes)
 //	get that meets EIO                    Fault, the slot may hold part
 //	get of a file ending early            Fault, the object dropped
 //	a panic in the store call             Fault (the kit's Broke)

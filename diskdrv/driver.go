@@ -31,7 +31,7 @@ func New(s *Store, o DriverOptions) *Driver {
 		o.Workers = 4
 	}
 	if o.CallRows <= 0 {
-		o.CallRows = 16
+		o.CallRows = 1
 	}
 	if o.Logger == nil {
 		o.Logger = s.log

@@ -77,7 +77,9 @@ type DriverOptions struct {
 	// Workers is the worker goroutines of the driver (calls the disk
 	// serves at once); 0 (or less) means 4.
 	Workers int
-	// CallRows is the most rows of one store call; 0 (or less) means 16.
+	// CallRows is the most rows of one store call; 0 (or less) means 1:
+	// each row a call, so that the workers keep as many rows in flight
+	// on the device as there are workers.
 	CallRows int
 	// Logger receives the driver's logs; nil means the store's.
 	Logger *slog.Logger

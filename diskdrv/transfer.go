@@ -47,54 +47,106 @@ func (r *row) flags(f int) int {
 	return f | unix.O_CLOEXEC
 }
 
-// writeAll writes b at off, going on after short writes.
-func (r *row) writeAll(fd int, b []byte, off int64) error {
-	for len(b) > 0 {
+// writeAll writes bufs, in order, at off with pwritev, going on after
+// short writes.
+func (r *row) writeAll(fd int, bufs [][]byte, off int64) error {
+	for total(bufs) > 0 {
 		f := r.ask(Write)
 		if f.Err != nil {
 			return f.Err
 		}
-		chunk := b
+		chunk := bufs
 		if f.Short {
-			chunk = b[:len(b)/2&^(pageBytes-1)]
+			chunk = take(bufs, total(bufs)/2&^(pageBytes-1))
 		}
-		n, err := unix.Pwrite(fd, chunk, off)
+		if total(chunk) == 0 {
+			return errNoProgress
+		}
+		n, err := unix.Pwritev(fd, chunk, off)
 		if err != nil {
 			return err
 		}
 		if n == 0 {
 			return errNoProgress
 		}
-		b, off = b[n:], off+int64(n)
+		bufs, off = drop(bufs, n), off+int64(n)
 	}
 	return nil
 }
 
-// readAll fills b from off, going on after short reads; the end of the
-// file before b is full is io.ErrUnexpectedEOF.
-func (r *row) readAll(fd int, b []byte, off int64) error {
-	for len(b) > 0 {
+// readAll fills bufs, in order, from off with preadv, going on after
+// short reads; the end of the file before they are full is
+// io.ErrUnexpectedEOF.
+func (r *row) readAll(fd int, bufs [][]byte, off int64) error {
+	for total(bufs) > 0 {
 		f := r.ask(Read)
 		if f.Err != nil {
 			return f.Err
 		}
-		chunk := b
+		chunk := bufs
 		if f.Short {
-			chunk = b[:len(b)/2&^(pageBytes-1)]
-			if len(chunk) == 0 {
+			chunk = take(bufs, total(bufs)/2&^(pageBytes-1))
+			if total(chunk) == 0 {
 				return errNoProgress
 			}
 		}
-		n, err := unix.Pread(fd, chunk, off)
+		n, err := unix.Preadv(fd, chunk, off)
 		if err != nil {
 			return err
 		}
 		if n == 0 {
 			return io.ErrUnexpectedEOF
 		}
-		b, off = b[n:], off+int64(n)
+		bufs, off = drop(bufs, n), off+int64(n)
 	}
 	return nil
+}
+
+// total is the bytes of bufs.
+func total(bufs [][]byte) int {
+	n := 0
+	for _, b := range bufs {
+		n += len(b)
+	}
+	return n
+}
+
+// take is the first n bytes of bufs; drop all but them.
+func take(bufs [][]byte, n int) [][]byte {
+	var out [][]byte
+	for _, b := range bufs {
+		if n <= 0 {
+			break
+		}
+		b = b[:min(len(b), n)]
+		out = append(out, b)
+		n -= len(b)
+	}
+	return out
+}
+
+func drop(bufs [][]byte, n int) [][]byte {
+	for len(bufs) > 0 && n >= len(bufs[0]) {
+		n -= len(bufs[0])
+		bufs = bufs[1:]
+	}
+	if len(bufs) == 0 {
+		return nil
+	}
+	out := append([][]byte{bufs[0][n:]}, bufs[1:]...)
+	return out
+}
+
+// iovecs is the header page followed by the row's spans.
+func (r *row) iovecs(page []byte) [][]byte {
+	bufs := make([][]byte, 0, 1+len(r.spans))
+	bufs = append(bufs, page)
+	for _, sp := range r.spans {
+		if sp.Len > 0 {
+			bufs = append(bufs, at(sp.Addr, sp.Len))
+		}
+	}
+	return bufs
 }
 
 // put writes the row's bytes as key's object: to a temporary file,
@@ -142,15 +194,8 @@ func (r *row) write(tmp string, e *entry) error {
 	pp := pages.Get().(*[]byte)
 	defer pages.Put(pp)
 	encodeHeader(*pp, r.key, e.size)
-	if err := r.writeAll(fd, *pp, 0); err != nil {
+	if err := r.writeAll(fd, r.iovecs(*pp), 0); err != nil {
 		return err
-	}
-	off := int64(headerBytes)
-	for _, sp := range r.spans {
-		if err := r.writeAll(fd, at(sp.Addr, sp.Len), off); err != nil {
-			return err
-		}
-		off += sp.Len
 	}
 	if r.s.o.Durability == None {
 		return nil
@@ -171,11 +216,14 @@ func putVerdict(err error) contract.RowStatus {
 }
 
 // get reads key's object into the row's spans. No object is Miss, one
-// being written NotReady. Its header must hold the key and a payload of
-// exactly the row's size, else the row is Fault with nothing written. A
-// failed or short read (EIO, the file ending early) is Fault, and the
-// spans may hold part of the object; a file found shorter than its
-// header says is dropped from the store.
+// being written NotReady. A file whose length is not the row's (its
+// header page and the row's bytes) is a Fault with nothing written:
+// an object of another size, or, when its header says so, one found
+// torn, which is dropped. Else the header and the payload are read in
+// one preadv, the header page first: a header that holds another key
+// is a Fault (the slot then holds that object's bytes, and the row
+// says Fault). A failed or short read (EIO, the file ending early) is
+// Fault, and the slot may hold part of the object.
 func (r *row) get() contract.RowStatus {
 	e, v := r.s.find(r.key)
 	if e == nil {
@@ -192,7 +240,14 @@ func (r *row) get() contract.RowStatus {
 	defer unix.Close(fd)
 	pp := pages.Get().(*[]byte)
 	defer pages.Put(pp)
-	if err := r.readAll(fd, *pp, 0); err != nil {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return contract.Fault
+	}
+	if st.Size != onDisk(rowBytes(r.spans)) {
+		return r.otherSize(fd, e, *pp, st.Size)
+	}
+	if err := r.readAll(fd, r.iovecs(*pp), 0); err != nil {
 		return r.failed(e, err)
 	}
 	key, size, err := decodeHeader(*pp)
@@ -203,16 +258,21 @@ func (r *row) get() contract.RowStatus {
 		r.s.log.Error("diskdrv: an object's header holds another key", "key", r.key, "header", key)
 		return contract.Fault
 	case size != rowBytes(r.spans):
-		return contract.Fault // an object of another size: nothing written
-	}
-	off := int64(headerBytes)
-	for _, sp := range r.spans {
-		if err := r.readAll(fd, at(sp.Addr, sp.Len), off); err != nil {
-			return r.failed(e, err)
-		}
-		off += sp.Len
+		return r.failed(e, fmt.Errorf("%w: its header says %d bytes, its file holds %d", errBadHeader, size, st.Size-headerBytes))
 	}
 	return contract.Ready
+}
+
+// otherSize ends a get whose file is not the row's length: Fault, and
+// the object is dropped when its header does not match its file.
+func (r *row) otherSize(fd int, e *entry, page []byte, fileSize int64) contract.RowStatus {
+	if err := r.readAll(fd, [][]byte{page}, 0); err != nil {
+		return r.failed(e, err)
+	}
+	if _, size, err := decodeHeader(page); err != nil || onDisk(size) != fileSize {
+		return r.failed(e, fmt.Errorf("%w: a file of %d bytes", io.ErrUnexpectedEOF, fileSize))
+	}
+	return contract.Fault // an object of another size: nothing written
 }
 
 // failed ends a get whose read failed: Fault, and an object found torn
