@@ -16,6 +16,7 @@ require (
 	github.com/BurntSushi/toml v1.6.0 // indirect
 	github.com/kvshare/kvshare/keys v0.3.0 // indirect
 	github.com/kvshare/kvshare/rowbatch v0.3.0 // indirect
+	github.com/kvshare/kvshare/scheduler v0.3.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 )
 
