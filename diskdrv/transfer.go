@@ -50,36 +50,22 @@ func (r *row) flags(f int) int {
 // writeAll writes bufs, in order, at off with pwritev, going on after
 // short writes.
 func (r *row) writeAll(fd int, bufs [][]byte, off int64) error {
-	for total(bufs) > 0 {
-		f := r.ask(Write)
-		if f.Err != nil {
-			return f.Err
-		}
-		chunk := bufs
-		if f.Short {
-			chunk = take(bufs, total(bufs)/2&^(pageBytes-1))
-		}
-		if total(chunk) == 0 {
-			return errNoProgress
-		}
-		n, err := unix.Pwritev(fd, chunk, off)
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return errNoProgress
-		}
-		bufs, off = drop(bufs, n), off+int64(n)
-	}
-	return nil
+	return r.moveAll(Write, unix.Pwritev, errNoProgress, fd, bufs, off)
 }
 
 // readAll fills bufs, in order, from off with preadv, going on after
 // short reads; the end of the file before they are full is
 // io.ErrUnexpectedEOF.
 func (r *row) readAll(fd int, bufs [][]byte, off int64) error {
+	return r.moveAll(Read, unix.Preadv, io.ErrUnexpectedEOF, fd, bufs, off)
+}
+
+// moveAll moves every byte of bufs, in order, from off with call
+// (pwritev or preadv), going on after short moves; a call that moves
+// nothing is atEnd. The seam is asked before each call, as op.
+func (r *row) moveAll(op Op, call func(int, [][]byte, int64) (int, error), atEnd error, fd int, bufs [][]byte, off int64) error {
 	for total(bufs) > 0 {
-		f := r.ask(Read)
+		f := r.ask(op)
 		if f.Err != nil {
 			return f.Err
 		}
@@ -90,12 +76,12 @@ func (r *row) readAll(fd int, bufs [][]byte, off int64) error {
 				return errNoProgress
 			}
 		}
-		n, err := unix.Preadv(fd, chunk, off)
+		n, err := call(fd, chunk, off)
 		if err != nil {
 			return err
 		}
 		if n == 0 {
-			return io.ErrUnexpectedEOF
+			return atEnd
 		}
 		bufs, off = drop(bufs, n), off+int64(n)
 	}
