@@ -18,7 +18,8 @@ import (
 // Each row is stored under the key the batch's key maker builds from
 // its name; the keys are built once, at admission, and the names are
 // not kept. The batch is cut into store calls of at most
-// [Options.CallRows] rows, queued in order.
+// [Options.CallRows] rows and [Options.CallBytes] bytes, queued in
+// order. A store with a [KeyChecker] refuses keys it cannot hold.
 //
 // onChange (nil means none) is called on a driver goroutine after each
 // change of the operation's rows or access, never under the driver's
@@ -52,13 +53,18 @@ func (d *Driver) admit(dir contract.Direction, b contract.RowBatch, h contract.H
 		return nil, fmt.Errorf("%w: %s: %s: %w", contract.ErrDriverRejected, d.name, dir, err)
 	}
 	keys, err := rowKeys(b)
+	if err == nil && d.keyChk != nil {
+		err = d.checkKeys(keys)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %s: %w", contract.ErrDriverRejected, d.name, dir, err)
 	}
 	op := newOperation(d, dir, b, keys, h, onChange)
 	d.open[op] = struct{}{}
-	for lo := 0; lo < len(b.Rows); lo += d.rows {
-		d.queueLocked(part{op: op, lo: lo, hi: min(lo+d.rows, len(b.Rows))})
+	for lo := 0; lo < len(b.Rows); {
+		p := d.cut(op, lo)
+		d.queueLocked(p)
+		lo = p.hi
 	}
 	if dir == contract.PutDir {
 		for _, k := range keys {
@@ -74,4 +80,39 @@ func (d *Driver) admit(dir contract.Direction, b contract.RowBatch, h contract.H
 	}
 	d.spawnLocked()
 	return op, nil
+}
+
+// cut returns the store call of op that starts at row lo: at most
+// CallRows rows and, when set, CallBytes bytes (a larger row alone).
+func (d *Driver) cut(op *operation, lo int) part {
+	rows := op.batch.Rows
+	hi, bytes := lo, int64(0)
+	for hi < len(rows) && hi-lo < d.rows {
+		n := rowBytes(rows[hi])
+		if hi > lo && d.bytes > 0 && bytes+n > d.bytes {
+			break
+		}
+		bytes += n
+		hi++
+	}
+	return part{op: op, lo: lo, hi: hi, bytes: bytes}
+}
+
+// rowBytes is the bytes of a row's spans.
+func rowBytes(r contract.Row) int64 {
+	var n int64
+	for _, s := range r.Spans {
+		n += s.Len
+	}
+	return n
+}
+
+// checkKeys asks the store's KeyChecker about every row's key.
+func (d *Driver) checkKeys(keys []string) error {
+	for i, k := range keys {
+		if err := d.keyChk.CheckKey(k); err != nil {
+			return fmt.Errorf("row %d: %w", i, err)
+		}
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package drivekit
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/kvshare/kvshare/contract"
 )
@@ -68,10 +69,11 @@ func (d *Driver) cancelQueuedLocked() []*operation {
 }
 
 // Close releases the driver. It is allowed only after a Drain that
-// returned true, with every registration revoked and no lookup inside
-// the store; otherwise it fails with an error wrapping
+// returned true, with every registration revoked and no lookup,
+// registration or revocation inside the store; otherwise it fails with an error wrapping
 // [contract.ErrDriverRejected] and changes nothing. Closing a closed
-// driver returns nil.
+// driver returns nil. A store's [Closer] is called then, once; its
+// error is Close's, and the driver is closed all the same.
 func (d *Driver) Close() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -84,7 +86,17 @@ func (d *Driver) Close() error {
 		return d.refusal("close", "%d registrations not revoked (%s)", len(d.regions), closeFirst)
 	case d.lookups.inside > 0:
 		return d.refusal("close", "%d lookups still inside the store", d.lookups.inside)
+	case d.regCalls > 0:
+		return d.refusal("close", "%d registrations or revocations still inside the store", d.regCalls)
 	}
 	d.closed = true
+	if d.closer == nil {
+		return nil
+	}
+	d.mu.Unlock()
+	defer d.mu.Lock()
+	if err := d.closer.Close(); err != nil {
+		return fmt.Errorf("%s: close: %w", d.name, err)
+	}
 	return nil
 }

@@ -22,14 +22,22 @@ var ErrRegionBusy = errors.New("region busy")
 // concurrent use.
 type Driver struct {
 	store   Store
-	looker  Looker   // nil: the store cannot look
-	keeper  Regions  // nil: the store needs no registration
-	teardwn Teardown // nil: the store cannot tear down
+	looker  Looker     // nil: the store cannot look
+	keeper  Registrar  // nil: the store needs no registration
+	teardwn Teardown   // nil: the store cannot tear down
+	closer  Closer     // nil: nothing to free at Close
+	keyChk  KeyChecker // nil: every key goes
 	caps    contract.Capabilities
 	name    string
 	workers int
-	rows    int // rows per store call
+	rows    int   // rows per store call
+	bytes   int64 // bytes per store call (0: no bound)
+	join    bool  // Options.JoinCalls
+	lookCap int   // Options.LookupsInStore
 	log     *slog.Logger
+	// tally is the join's count of the group it builds, guarded by the
+	// pool's lock (see joins).
+	tally tally
 
 	mu      sync.Mutex
 	regions map[contract.Registration]*registration
@@ -38,8 +46,12 @@ type Driver struct {
 	live    []contract.SlotRegion
 	check   rowbatch.Checker      // admission's scratch, used under mu
 	lastReg contract.Registration // the last handle issued; handles only grow
-	queue   []part                // calls no worker took yet, FIFO from head
-	head    int
+	// leaving holds the handles whose revocation runs in the store now;
+	// regCalls counts the store's Keep and Release calls under way.
+	leaving  map[contract.Registration]*registration
+	regCalls int
+	queue    []part // calls no worker took yet, FIFO from head
+	head     int
 	// pool, when Options.GetsFirst, holds the calls instead of queue;
 	// pooled counts the parts submitted to it that the kit has not yet
 	// taken or dropped (Drain and Recycle wait for it to reach zero).
@@ -96,19 +108,37 @@ func New(s Store, o Options) *Driver {
 		name:       o.Name,
 		workers:    o.Workers,
 		rows:       o.CallRows,
+		bytes:      o.CallBytes,
+		join:       o.JoinCalls,
+		lookCap:    o.LookupsInStore,
 		log:        o.Logger,
 		regions:    make(map[contract.Registration]*registration),
+		leaving:    make(map[contract.Registration]*registration),
 		open:       make(map[*operation]struct{}),
 		writing:    make(map[string]struct{}),
 		queuedPuts: make(map[string]int),
 	}
 	d.looker, _ = s.(Looker)
-	d.keeper, _ = s.(Regions)
+	d.keeper, _ = s.(Registrar)
+	if r, ok := s.(Regions); ok && d.keeper == nil {
+		d.keeper = releasing{r}
+	}
 	d.teardwn, _ = s.(Teardown)
+	d.closer, _ = s.(Closer)
+	d.keyChk, _ = s.(KeyChecker)
 	if o.GetsFirst {
-		d.startPool()
+		d.startPool(o.CallsInFlight)
 	}
 	return d
+}
+
+// releasing is a [Regions] as a [Registrar]: its revocation cannot
+// fail.
+type releasing struct{ Regions }
+
+func (r releasing) Revoke(rs []contract.SlotRegion, token any) error {
+	r.Release(rs, token)
+	return nil
 }
 
 // Capabilities returns what the driver declares; the same value every
@@ -128,23 +158,17 @@ func (d *Driver) refusal(verb, format string, args ...any) error {
 // Device memory and the driver does not declare DeviceMemory. The
 // store's [Regions.Keep] comes after those checks.
 func (d *Driver) Register(r contract.SlotRegion) (contract.Registration, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	rs := []contract.SlotRegion{r}
-	if err := d.checkRegionsLocked("register", rs, nil); err != nil {
-		return 0, err
-	}
-	return d.keepLocked(rs, false)
+	return d.register("register", []contract.SlotRegion{r}, nil, false)
 }
 
 // RegisterRegions is [contract.RegionsTogether]'s, for [Together]: an
 // empty batch is refused, the whole batch validated (labels name the
 // regions), then registered under one handle.
 func (d *Driver) registerRegions(specs []contract.RegionSpec) (contract.Registration, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
 	const verb = "register regions"
 	if len(specs) == 0 {
+		d.mu.Lock()
+		defer d.mu.Unlock()
 		if err := d.usableLocked(verb); err != nil {
 			return 0, err
 		}
@@ -155,27 +179,34 @@ func (d *Driver) registerRegions(specs []contract.RegionSpec) (contract.Registra
 	for i, s := range specs {
 		rs[i], labels[i] = s.Region, s.Label
 	}
+	return d.register(verb, rs, labels, true)
+}
+
+// register validates rs, asks the store to keep them outside the lock
+// (counted inside the store), and issues a handle, also for a failure
+// that may be live (see [Regions.Keep]).
+func (d *Driver) register(verb string, rs []contract.SlotRegion, labels []string, batch bool) (contract.Registration, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	if err := d.checkRegionsLocked(verb, rs, labels); err != nil {
 		return 0, err
 	}
-	return d.keepLocked(rs, true)
-}
-
-// keepLocked asks the store to keep rs and issues a handle, also for a
-// failure that may be live (see [Regions.Keep]).
-func (d *Driver) keepLocked(rs []contract.SlotRegion, batch bool) (contract.Registration, error) {
-	var token any
-	if d.keeper != nil {
-		var err error
-		token, err = d.keeper.Keep(rs, batch)
-		var re *contract.RegistrationError
-		switch {
-		case errors.As(err, &re) && re.Registration != 0:
-			h := d.issueLocked(rs, batch, token)
-			return 0, &contract.RegistrationError{Registration: h, Err: re.Err}
-		case err != nil:
-			return 0, err
-		}
+	if d.keeper == nil {
+		return d.issueLocked(rs, batch, nil), nil
+	}
+	d.regCalls++
+	d.mu.Unlock()
+	token, err := d.keeper.Keep(rs, batch)
+	d.mu.Lock()
+	d.regCalls--
+	d.wakeLocked()
+	var re *contract.RegistrationError
+	switch {
+	case errors.As(err, &re) && re.Registration != 0:
+		h := d.issueLocked(rs, batch, token)
+		return 0, &contract.RegistrationError{Registration: h, Err: re.Err}
+	case err != nil:
+		return 0, err
 	}
 	return d.issueLocked(rs, batch, token), nil
 }
@@ -237,9 +268,12 @@ func (d *Driver) unregister(verb string, reg contract.Registration, batch bool) 
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	r, ok := d.regions[reg]
+	_, leaving := d.leaving[reg]
 	switch {
 	case d.recycling:
 		return d.refusal(verb, "driver recycling")
+	case leaving:
+		return d.refusal(verb, "registration %d is being revoked by another call", reg)
 	case !ok && reg != 0 && reg <= d.lastReg:
 		return nil
 	case !ok:
@@ -253,10 +287,25 @@ func (d *Driver) unregister(verb string, reg contract.Registration, batch bool) 
 		return fmt.Errorf("%w: %w: %s: registration %d: a %s operation with access %v has row %d (key %q) in region %d",
 			contract.ErrDriverRejected, ErrRegionBusy, verb, reg, op.dir, op.access, row, op.keys[row], i)
 	}
+	// The regions leave the live list before the store is asked, so no
+	// row is admitted into them meanwhile; they come back if it refuses.
 	delete(d.regions, reg)
 	d.relistLocked()
-	if d.keeper != nil {
-		d.keeper.Release(r.regions, r.token)
+	if d.keeper == nil {
+		return nil
+	}
+	d.leaving[reg] = r
+	d.regCalls++
+	d.mu.Unlock()
+	err := d.keeper.Revoke(r.regions, r.token)
+	d.mu.Lock()
+	delete(d.leaving, reg)
+	d.regCalls--
+	d.wakeLocked()
+	if err != nil {
+		d.regions[reg] = r
+		d.relistLocked()
+		return fmt.Errorf("%w: %s: %s: registration %d stays registered: %w", contract.ErrDriverRejected, d.name, verb, reg, err)
 	}
 	return nil
 }

@@ -134,7 +134,7 @@ func TestRecycleEndsUnprovableAccessOnlyByATeardown(t *testing.T) {
 				assert.Equal(t, 1, tr.teardowns)
 				assert.Equal(t, contract.Ended, op.Poll(nil).Access)
 				assert.Equal(t, 1, calls, "the callback follows the change")
-				assert.Equal(t, Stats{GetOps: 1, GetRows: statusCount(contract.Fault, 1), Calls: 1, Recycles: 1, OpsRecycled: 1, RowsRecycled: 1}, d.Stats())
+				assert.Equal(t, Stats{GetOps: 1, GetRows: statusCount(contract.Fault, 1), Parts: 1, Calls: 1, Recycles: 1, OpsRecycled: 1, RowsRecycled: 1}, d.Stats())
 				teardown(t, d, reg)
 			})
 		})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"hash/maphash"
 	"sync"
+	"unsafe"
 
 	"github.com/kvshare/kvshare/contract"
 )
@@ -37,6 +38,21 @@ func (d *Driver) Lookup(ctx context.Context, b contract.LookupBatch, dst []contr
 	}
 	d.stats.Lookups++
 	d.stats.LookupNames += int64(len(b.Names))
+	if d.allOwnWritesLocked(q.keys) { // nothing to ask the store
+		d.mu.Unlock()
+		for range b.Names {
+			dst = append(dst, contract.InFlight)
+		}
+		return dst, nil
+	}
+	if d.lookCap > 0 && d.lookups.inside >= d.lookCap {
+		d.stats.LookupsRefused++
+		d.mu.Unlock()
+		for range b.Names {
+			dst = append(dst, contract.Unknown)
+		}
+		return dst, nil
+	}
 	d.lookups.inside++
 	d.mu.Unlock()
 
@@ -97,6 +113,21 @@ func (d *Driver) ownWritesLocked(keys [][]byte, got []contract.Presence) {
 	}
 }
 
+// allOwnWritesLocked reports whether a put of this driver writes, or
+// has admitted, every one of keys.
+func (d *Driver) allOwnWritesLocked(keys [][]byte) bool {
+	if len(d.writing) == 0 && len(d.queuedPuts) == 0 {
+		return false
+	}
+	for _, k := range keys {
+		_, writing := d.writing[string(k)]
+		if _, queued := d.queuedPuts[string(k)]; !writing && !queued {
+			return false
+		}
+	}
+	return true
+}
+
 // leaveLocked counts a lookup out of the store.
 func (d *Driver) leaveLocked() {
 	d.lookups.inside--
@@ -141,6 +172,11 @@ func (q *query) build(d *Driver, b contract.LookupBatch) error {
 		start := len(q.buf)
 		q.buf = b.AppendKey(q.buf, i)
 		k := q.buf[start:]
+		if d.keyChk != nil {
+			if err := d.keyChk.CheckKey(unsafe.String(unsafe.SliceData(k), len(k))); err != nil {
+				return d.refusal("lookup", "name %d: %v", i, err)
+			}
+		}
 		h := maphash.Bytes(q.seed, k)
 		if j, dup := q.seen[h]; dup && string(q.key(j)) == string(k) {
 			return d.refusal("lookup", "names %d and %d make one key", j, i)

@@ -17,9 +17,13 @@ type operation struct {
 	hint     contract.Hint
 	onChange func()
 
-	rows       []contract.RowStatus
-	taken      []bool // a worker took the row (it will settle it)
-	pending    int    // rows not final
+	rows  []contract.RowStatus
+	taken []bool // a worker took the row (it will settle it)
+	// own says, for a put row a worker took, that another put of this
+	// driver was writing its key then (nil for a get). Set under the
+	// lock by the taker, read by it alone.
+	own        []bool
+	pending    int // rows not final
 	access     contract.Access
 	unprovable bool          // a row could not prove its access ended
 	cancelled  chan struct{} // closed by the first Cancel
@@ -37,7 +41,16 @@ func newOperation(d *Driver, dir contract.Direction, b contract.RowBatch, keys [
 		taken:     make([]bool, len(b.Rows)),
 		pending:   len(b.Rows),
 		cancelled: make(chan struct{}),
+		own:       ownWrites(dir, len(b.Rows)),
 	}
+}
+
+// ownWrites is a put's own-write flags, none set; nil for a get.
+func ownWrites(dir contract.Direction, n int) []bool {
+	if dir != contract.PutDir {
+		return nil
+	}
+	return make([]bool, n)
 }
 
 // Poll appends one status per row, in batch order, to dst[:0] and
@@ -120,6 +133,12 @@ func (op *operation) endAccessLocked() {
 	}
 	d.wakeLocked()
 }
+
+// markOwnWrite records that put row i, taken, is an own write.
+func (op *operation) markOwnWrite(i int) { op.own[i] = true }
+
+// ownWrite reports whether row i was taken as an own write.
+func (op *operation) ownWrite(i int) bool { return op.own != nil && op.own[i] }
 
 // rowOf returns the first row with a span overlapping r, or -1.
 func (op *operation) rowOf(r contract.SlotRegion) int {

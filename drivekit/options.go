@@ -28,6 +28,33 @@ type Options struct {
 	// CallRows is the most rows of one store call: admission cuts each
 	// batch into calls of at most that many rows; 0 (or less) means 1.
 	CallRows int
+	// CallBytes, when above 0, is the most bytes (the rows' spans) of
+	// one store call: admission also cuts a batch before the row that
+	// would pass it. A row larger than CallBytes goes alone.
+	CallBytes int64
+	// JoinCalls lets a worker that takes a call, while every other
+	// worker is busy, also take the queued calls of the same direction
+	// that fit beside it within CallRows and CallBytes, other
+	// operations' too, and make them one store call: fewer, larger
+	// calls. The price: an Unprovable end for any row of a call that
+	// carries rows of several operations makes every one of them
+	// Unprovable (the store answered the call as one), and a call taken
+	// into another can no longer be cancelled. A hinted get joins none.
+	// No key goes twice into one store call: a call holding a key that
+	// another of the group holds waits for the worker's next store call.
+	// It implies GetsFirst.
+	JoinCalls bool
+	// CallsInFlight, when above 0, is the most workers of one direction
+	// inside the store at once; while that many run, that direction's
+	// calls wait (and, with JoinCalls, join the next). It implies
+	// GetsFirst.
+	CallsInFlight int
+	// LookupsInStore, when above 0, is the most lookups inside the store
+	// at once, those abandoned at their deadline included: a lookup that
+	// finds that many answers Unknown for every name at once, asking the
+	// store nothing ([Stats].LookupsRefused), rather than pile up behind
+	// a store that does not answer.
+	LookupsInStore int
 	// Logger receives the driver's logs (panics recovered in store
 	// calls and callbacks); nil means slog.Default().
 	Logger *slog.Logger
@@ -46,6 +73,12 @@ func (o Options) normal() Options {
 	}
 	if o.CallRows <= 0 {
 		o.CallRows = 1
+	}
+	o.CallBytes = max(o.CallBytes, 0)
+	o.CallsInFlight = max(o.CallsInFlight, 0)
+	o.LookupsInStore = max(o.LookupsInStore, 0)
+	if o.JoinCalls || o.CallsInFlight > 0 {
+		o.GetsFirst = true // rules of the gets-first pool
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()

@@ -8,13 +8,41 @@ import (
 	"github.com/kvshare/kvshare/scheduler"
 )
 
-// startPool starts the gets-first pool of Options.GetsFirst.
-func (d *Driver) startPool() {
-	pool, err := scheduler.New(d.workers, d.runPooled)
-	if err != nil { // normal() keeps workers at one or more
+// startPool starts the gets-first pool of Options.GetsFirst, its
+// workers taking parts in groups when JoinCalls is set, at most limit
+// groups of a direction at once when above 0.
+func (d *Driver) startPool(limit int) {
+	pool, err := scheduler.NewGrouped(d.workers, scheduler.Grouping[part]{Join: d.joins, Limit: limit}, d.runPooled)
+	if err != nil { // normal() keeps workers at one or more, limit at 0 or more
 		panic(fmt.Sprintf("%s: the gets-first pool: %v", d.name, err))
 	}
 	d.pool = pool
+}
+
+// tally is what a group being joined holds so far.
+type tally struct {
+	rows  int
+	bytes int64
+}
+
+// joins is the pool's join (under the pool's lock, one group at a
+// time): with JoinCalls, a queued part joins the group while their rows
+// together stay within CallRows and CallBytes; a hinted get joins none
+// and is joined by none. The group's tally is kept in d.tally.
+func (d *Driver) joins(group []part, next part) bool {
+	if !d.join {
+		return false
+	}
+	head := group[0]
+	if len(group) == 1 {
+		d.tally = tally{rows: head.hi - head.lo, bytes: head.bytes}
+	}
+	t := tally{rows: d.tally.rows + next.hi - next.lo, bytes: d.tally.bytes + next.bytes}
+	if head.op.hint != nil || next.op.hint != nil || t.rows > d.rows || (d.bytes > 0 && t.bytes > d.bytes) {
+		return false
+	}
+	d.tally = t
+	return true
 }
 
 // queueLocked queues p for a worker: on the pool, by its kind, or at
@@ -36,27 +64,43 @@ func (d *Driver) queueLocked(p part) {
 	d.pooled++
 }
 
-// runPooled is the pool's run: it takes p as a FIFO worker takes a
-// part, unless p's rows ended while it was queued, or a Drain or
-// Recycle began, which end Cancelled the rows no worker took.
-func (d *Driver) runPooled(p part) {
-	c := calls.Get().(*Call)
-	defer calls.Put(c)
+// runPooled is the pool's run: it takes the group's parts as a FIFO
+// worker takes a part, skipping those whose rows ended while queued,
+// unless a Drain or Recycle began, which end Cancelled the rows no
+// worker took; then it runs them (see runGroup).
+func (d *Driver) runPooled(group []part) {
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.pooled--
-	switch {
-	case d.draining || d.recycling:
-		if p.op.rows[p.lo] == contract.Pending && p.op.cancelUntakenLocked(contract.Cancelled) {
-			d.notifyLocked(p.op)
+	d.pooled -= len(group)
+	if d.draining || d.recycling {
+		for _, p := range group {
+			if p.op.rows[p.lo] == contract.Pending && p.op.cancelUntakenLocked(contract.Cancelled) {
+				d.notifyLocked(p.op)
+			}
 		}
 		d.wakeLocked()
-	case !d.takePartLocked(p, c):
-		d.wakeLocked()
-	default:
 		d.mu.Unlock()
-		d.runTaken(p, c)
+		return
 	}
+	c := calls.Get().(*Call)
+	defer calls.Put(c)
+	c.group = c.group[:0]
+	for _, p := range group {
+		if d.takePartLocked(p) {
+			c.group = append(c.group, p)
+		}
+	}
+	if len(c.group) == 0 {
+		d.wakeLocked()
+		d.mu.Unlock()
+		return
+	}
+	d.busy++
+	d.mu.Unlock()
+	d.runGroup(c.group, c)
+	d.mu.Lock()
+	d.busy--
+	d.wakeLocked()
+	d.mu.Unlock()
 }
 
 // unpoolLocked takes every part still queued on the pool out of it,

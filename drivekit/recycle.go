@@ -10,7 +10,7 @@ import (
 
 // Recycle is [contract.Recycler]'s: it refuses every call while it runs,
 // ends Cancelled every row no worker took, and waits within ctx until no
-// worker runs a call or delivers a callback and no lookup is inside the
+// worker runs a call or delivers a callback and no lookup, registration or revocation is inside the
 // store. It then has the store tear its client down ([Teardown], with
 // the regions registered now, to register again), ends the access of
 // every Unprovable operation, calls their callbacks, and takes work
@@ -37,7 +37,7 @@ func (d *Driver) Recycle(ctx context.Context) error {
 	for _, op := range d.cancelQueuedLocked() {
 		d.notifyLocked(op)
 	}
-	if !d.awaitLocked(ctx, func() bool { return d.busy == 0 && d.pooled == 0 && d.lookups.inside == 0 }) {
+	if !d.awaitLocked(ctx, func() bool { return d.busy == 0 && d.pooled == 0 && d.lookups.inside == 0 && d.regCalls == 0 }) {
 		d.resumeLocked()
 		d.mu.Unlock()
 		return d.refusal("recycle", "rows still inside the store when the context ended (%v): nothing torn down", ctx.Err())

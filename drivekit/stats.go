@@ -14,9 +14,19 @@ type Stats struct {
 	PutRows, GetRows [contract.RowStatusCount]int64
 	// Hints counts the gets admitted with a non-nil hint.
 	Hints int64
-	// Calls counts store calls taken by a worker; Panics the store calls
+	// Parts counts the parts of operations workers took (a batch is
+	// cut into parts of at most CallRows rows and CallBytes bytes);
+	// Calls the store calls made (Transfer); Panics the store calls
 	// that panicked (their rows ended Fault).
-	Calls, Panics int64
+	Parts, Calls, Panics int64
+	// CallsShared counts the store calls that carried rows of more than
+	// one part ([Options.JoinCalls]); PartsShared the parts that had
+	// rows in such a call; PartsUnprovableShared those whose access a
+	// shared call made Unprovable though no end of their own rows did.
+	CallsShared, PartsShared, PartsUnprovableShared int64
+	// RowsUnprovable is the rows of the operations whose access is
+	// Unprovable now: their memory stays lent until a Recycle.
+	RowsUnprovable int64
 	// KeysWriting is the number of keys a put of this driver is writing
 	// now.
 	KeysWriting int64
@@ -27,8 +37,9 @@ type Stats struct {
 	// Lookups counts lookups asked of the store, LookupNames their
 	// names, LookupsAbandoned those whose context ended while the store
 	// held them (the names answered Unknown); LookupsInStore is the
-	// lookups inside the store now.
-	Lookups, LookupNames, LookupsAbandoned, LookupsInStore int64
+	// lookups inside the store now; LookupsRefused those answered
+	// Unknown at once because [Options.LookupsInStore] were inside it.
+	Lookups, LookupNames, LookupsAbandoned, LookupsInStore, LookupsRefused int64
 }
 
 // Stats returns a snapshot of the driver's counters.
@@ -40,5 +51,8 @@ func (d *Driver) Stats() Stats {
 	s.OpsUnprovable = int64(len(d.unprovable))
 	s.KeysWriting = int64(len(d.writing))
 	s.LookupsInStore = int64(d.lookups.inside)
+	for _, op := range d.unprovable {
+		s.RowsUnprovable += int64(len(op.rows))
+	}
 	return s
 }

@@ -23,9 +23,11 @@ type Store interface {
 	Transfer(c *Call)
 }
 
-// Call is one store call: rows of one operation in one direction. Its
-// slices are the kit's, valid until Transfer returns; a row's spans
-// are the caller's memory, lent until the operation's access ends.
+// Call is one store call: rows of one operation in one direction, or,
+// with [Options.JoinCalls], of several operations of one direction, no
+// key twice. Its slices are the kit's, valid until Transfer returns; a
+// row's spans are the caller's memory, lent until the operation's
+// access ends.
 type Call struct {
 	Dir contract.Direction
 	// Keys are the rows' store keys, built at admission by the batch's
@@ -37,17 +39,21 @@ type Call struct {
 	// the row's key now: the row ends NotReady without reaching the
 	// store.
 	OwnWrite []bool
-	// Hint is the get's hint (nil for a put, or none given).
+	// Hint is the get's hint (nil for a put, or none given; a hinted
+	// get's rows never share a call).
 	Hint contract.Hint
 	// Ends receives each row's end; all start as the zero End.
 	Ends []End
 
 	cancelled <-chan struct{}
+	group     []part              // the parts a worker took, its scratch
+	seen      map[string]struct{} // apart's scratch
 }
 
 // Cancelled returns a channel closed once the operation is cancelled:
 // a store that holds a row before the store sees it may end it
-// Cancelled then, since nothing touched its memory.
+// Cancelled then, since nothing touched its memory. A call carrying
+// rows of several operations cannot be cancelled: nil, never closed.
 func (c *Call) Cancelled() <-chan struct{} { return c.cancelled }
 
 // End is how one row of a call ended: its verdict and what it proves.
@@ -85,8 +91,11 @@ type Looker interface {
 }
 
 // Regions is the optional interface of a [Store] that must know the
-// memory it may touch. The kit calls it under its lock, so it must not
-// call the kit back.
+// memory it may touch. The kit calls it outside its lock, possibly
+// from several goroutines at once, and counts each call as inside the
+// store: Recycle waits for it and Close is refused while one runs. A
+// region is used for admission only once Keep returned, and no longer
+// from the moment its revocation begins.
 type Regions interface {
 	// Keep makes rs (one region, or a batch when together) available
 	// to the store and returns the store's token for them. An error
@@ -98,6 +107,37 @@ type Regions interface {
 	// Release revokes what Keep made. The kit calls it only once no
 	// operation with access Open or Unprovable has a span in rs.
 	Release(rs []contract.SlotRegion, token any)
+}
+
+// Registrar is [Regions] for a store whose revocation can fail (a
+// store that refuses, a binding that panics): the kit calls Revoke
+// where it would call Release, and an error leaves the regions
+// registered under their handle, the kit's Unregister answering an
+// error wrapping [contract.ErrDriverRejected] that wraps it; the
+// caller asks again. While a revocation runs, the handle is neither
+// usable nor revocable by another call. A store implements Regions or
+// Registrar; the kit prefers Registrar.
+type Registrar interface {
+	Keep(rs []contract.SlotRegion, together bool) (token any, err error)
+	Revoke(rs []contract.SlotRegion, token any) error
+}
+
+// Closer is the optional interface of a [Store] with a client to free
+// when the driver closes. The kit calls Close once, from the first
+// Close allowed (a Drain returned true, every handle revoked, nothing
+// inside the store), outside its lock; the driver reads closed even if
+// it fails, and its error is Close's.
+type Closer interface {
+	Close() error
+}
+
+// KeyChecker is the optional interface of a [Store] that cannot hold
+// every key a key maker makes (a C string holds no NUL byte). The kit
+// asks it of every row's key at admission and of every name's key in a
+// lookup, and refuses the batch, recording nothing, when it answers an
+// error. A key given to CheckKey is valid only during the call.
+type KeyChecker interface {
+	CheckKey(key string) error
 }
 
 // Teardown is the optional interface of a [Store] that can end every

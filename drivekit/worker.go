@@ -6,12 +6,15 @@ import (
 	"github.com/kvshare/kvshare/contract"
 )
 
-// part is one store call of an operation, rows [lo, hi), queued for a
-// worker. A part is taken whole: its rows are all pending or all final
-// (Cancel and a broken call end every untaken row of the operation).
+// part is one store call's worth of an operation, rows [lo, hi),
+// queued for a worker. A part is taken whole: its rows are all pending
+// or all final (Cancel and a broken call end every untaken row of the
+// operation). With JoinCalls a worker takes several parts into one
+// store call.
 type part struct {
 	op     *operation
 	lo, hi int
+	bytes  int64 // the rows' bytes
 }
 
 // spawnLocked starts workers for queued parts, up to the driver's
@@ -31,39 +34,32 @@ func (d *Driver) spawnLocked() {
 // paused), running each to its rows' final statuses.
 func (d *Driver) work() {
 	c := calls.Get().(*Call) // the worker's own, reused from call to call
+	defer calls.Put(c)
 	d.mu.Lock()
 	for {
-		p, ok := d.takeLocked(c)
+		p, ok := d.takeLocked()
 		if !ok {
 			d.running--
 			d.mu.Unlock()
-			calls.Put(c)
 			return
 		}
+		d.busy++
 		d.mu.Unlock()
-		d.runTaken(p, c)
+		c.group = append(c.group[:0], p)
+		d.runGroup(c.group, c)
+		d.mu.Lock()
+		d.busy--
+		d.wakeLocked()
 	}
 }
 
-// runTaken runs a taken part (see run) and then counts its worker
-// finished with it; it returns with d.mu held.
-func (d *Driver) runTaken(p part, c *Call) {
-	d.run(p, c)
-	c.Keys, c.Rows, c.Hint, c.cancelled = nil, nil, nil, nil // pin no caller's batch
-	// The part's callback has returned: only now does the worker count
-	// itself finished with it.
-	d.mu.Lock()
-	d.busy--
-	d.wakeLocked()
-}
-
-// calls are the workers' Calls, with their OwnWrite and Ends, kept
-// between the bursts that start and end workers.
+// calls are the workers' Calls, with their slices, kept between the
+// bursts that start and end workers.
 var calls = sync.Pool{New: func() any { return new(Call) }}
 
-// takeLocked pops the next part that is still pending, marks its rows
-// taken and fills c for it.
-func (d *Driver) takeLocked(c *Call) (part, bool) {
+// takeLocked pops the next part that is still pending and marks its
+// rows taken.
+func (d *Driver) takeLocked() (part, bool) {
 	for d.paused == 0 && d.head < len(d.queue) {
 		p := d.queue[d.head]
 		d.queue[d.head] = part{}
@@ -71,25 +67,23 @@ func (d *Driver) takeLocked(c *Call) (part, bool) {
 		if d.head == len(d.queue) {
 			d.queue, d.head = d.queue[:0], 0
 		}
-		if d.takePartLocked(p, c) {
+		if d.takePartLocked(p) {
 			return p, true
 		}
 	}
 	return part{}, false
 }
 
-// takePartLocked marks the rows of p taken and fills c for it; it
-// reports false, taking nothing, when p's rows are no longer pending
-// (cancelled, or faulted after a broken call, while queued).
-func (d *Driver) takePartLocked(p part, c *Call) bool {
+// takePartLocked marks the rows of p taken, and for a put its keys as
+// being written (or, when another put of this driver writes one now,
+// the row as an own write); it reports false, taking nothing, when p's
+// rows are no longer pending (cancelled, or faulted after a broken
+// call, while queued).
+func (d *Driver) takePartLocked(p part) bool {
 	op := p.op
 	if op.rows[p.lo] != contract.Pending {
 		return false
 	}
-	n := p.hi - p.lo
-	c.Dir, c.Hint, c.cancelled = op.dir, op.hint, op.cancelled
-	c.Keys, c.Rows = op.keys[p.lo:p.hi], op.batch.Rows[p.lo:p.hi]
-	c.OwnWrite, c.Ends = grow(c.OwnWrite, n), grow(c.Ends, n)
 	for i := p.lo; i < p.hi; i++ {
 		op.taken[i] = true
 		if op.dir != contract.PutDir {
@@ -98,24 +92,13 @@ func (d *Driver) takePartLocked(p part, c *Call) bool {
 		key := op.keys[i]
 		d.unqueuePutLocked(key)
 		if _, busy := d.writing[key]; busy {
-			c.OwnWrite[i-p.lo] = true
+			op.markOwnWrite(i)
 		} else {
 			d.writing[key] = struct{}{}
 		}
 	}
-	d.busy++
-	d.stats.Calls++
+	d.stats.Parts++
 	return true
-}
-
-// grow returns s resliced to n zero elements, reallocated if too short.
-func grow[T any](s []T, n int) []T {
-	if cap(s) < n {
-		return make([]T, n)
-	}
-	s = s[:n]
-	clear(s)
-	return s
 }
 
 // unqueuePutLocked counts one row of key as no longer waiting for a
@@ -128,31 +111,73 @@ func (d *Driver) unqueuePutLocked(key string) {
 	}
 }
 
-// run calls the store for a taken part, records its rows' final
-// statuses, and calls the operation's callback.
-func (d *Driver) run(p part, c *Call) {
-	d.transfer(c)
-	op := p.op
-	d.mu.Lock()
-	broke := false
-	for i := range c.Ends {
-		e, row := c.Ends[i], p.lo+i
-		if op.dir == contract.PutDir && !c.OwnWrite[i] {
-			delete(d.writing, op.keys[row])
-		}
-		if !e.Status.Final() {
-			e.Status = contract.Fault
-		}
-		op.finalLocked(row, e.Status)
-		op.unprovable = op.unprovable || e.Unprovable
-		broke = broke || e.Broke
+// runGroup makes the store calls of taken parts of one direction: as
+// few as their keys allow (see apart), each recorded and reported
+// before the next.
+func (d *Driver) runGroup(group []part, c *Call) {
+	for rest := group; len(rest) > 0; {
+		var now []part
+		now, rest = c.apart(rest)
+		c.fill(now)
+		d.run(now, c)
 	}
-	op.endAccessLocked()
-	if broke {
-		op.cancelUntakenLocked(contract.Fault)
+	c.group = c.group[:0]
+}
+
+// run calls the store for parts filled into c, records their rows'
+// final statuses, and calls their operations' callbacks.
+func (d *Driver) run(parts []part, c *Call) {
+	d.transfer(c)
+	shared := len(parts) > 1
+	tainted := false
+	for _, e := range c.Ends {
+		tainted = tainted || e.Unprovable
+	}
+	d.mu.Lock()
+	d.stats.Calls++
+	if shared {
+		d.stats.CallsShared++
+	}
+	k := 0
+	for _, p := range parts {
+		op := p.op
+		own, broke := false, false
+		for row := p.lo; row < p.hi; row++ {
+			e := c.Ends[k]
+			if op.dir == contract.PutDir && !c.OwnWrite[k] {
+				delete(d.writing, op.keys[row])
+			}
+			k++
+			if !e.Status.Final() {
+				e.Status = contract.Fault
+			}
+			op.finalLocked(row, e.Status)
+			own = own || e.Unprovable
+			broke = broke || e.Broke
+		}
+		if shared {
+			d.stats.PartsShared++
+			if tainted && !own && !op.unprovable {
+				d.stats.PartsUnprovableShared++
+			}
+		}
+		// A call the store answered as one proves nothing for any of
+		// its rows once one of them may still transfer.
+		op.unprovable = op.unprovable || own || (shared && tainted)
+		if broke {
+			op.cancelUntakenLocked(contract.Fault)
+		}
+	}
+	for _, p := range parts {
+		p.op.endAccessLocked()
 	}
 	d.mu.Unlock()
-	d.callOnChange(op)
+	for i, p := range parts {
+		if i == 0 || parts[i-1].op != p.op {
+			d.callOnChange(p.op)
+		}
+	}
+	c.clear()
 }
 
 // transfer runs the store call, turning a panic inside it into a Fault
