@@ -37,27 +37,31 @@ func (d *Driver) Get(b contract.RowBatch, h contract.Hint, onChange func()) (con
 
 func (d *Driver) admit(dir contract.Direction, b contract.RowBatch, h contract.Hint, onChange func()) (contract.Operation, error) {
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	if err := d.usableLocked(dir.String()); err != nil {
+	err := d.checkLocked(dir, b, h)
+	gen := d.gen
+	d.mu.Unlock()
+	if err != nil {
 		return nil, err
 	}
-	switch {
-	case dir == contract.PutDir && !d.caps.Put, dir == contract.GetDir && !d.caps.Get:
-		return nil, d.refusal(dir.String(), "the driver does not serve %ss", dir)
-	case h != nil && !d.caps.Hints:
-		return nil, d.refusal("get", "a hint (%T) and the driver does not declare Hints", h)
-	case d.caps.MaxRowsPerOp > 0 && b.Len() > d.caps.MaxRowsPerOp:
-		return nil, d.refusal(dir.String(), "%d rows, the driver takes at most %d per call", b.Len(), d.caps.MaxRowsPerOp)
-	}
-	if err := d.check.Check(b, d.live, d.caps.MultiSpan); err != nil {
-		return nil, fmt.Errorf("%w: %s: %s: %w", contract.ErrDriverRejected, d.name, dir, err)
-	}
+	// The keys are built outside the lock: the key maker is the
+	// caller's code, which may take its time or call the driver.
 	keys, err := rowKeys(b)
 	if err == nil && d.keyChk != nil {
 		err = d.checkKeys(keys)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %s: %w", contract.ErrDriverRejected, d.name, dir, err)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	// A Drain, or a change of the live regions, may have come meanwhile.
+	if err := d.usableLocked(dir.String()); err != nil {
+		return nil, err
+	}
+	if d.gen != gen {
+		if err := d.checkLocked(dir, b, h); err != nil {
+			return nil, err
+		}
 	}
 	op := newOperation(d, dir, b, keys, h, onChange)
 	d.open[op] = struct{}{}
@@ -113,6 +117,26 @@ func (d *Driver) checkKeys(keys []string) error {
 		if err := d.keyChk.CheckKey(k); err != nil {
 			return fmt.Errorf("row %d: %w", i, err)
 		}
+	}
+	return nil
+}
+
+// checkLocked is admission's check of the driver's state, what it
+// declares, and the batch against the live registrations.
+func (d *Driver) checkLocked(dir contract.Direction, b contract.RowBatch, h contract.Hint) error {
+	if err := d.usableLocked(dir.String()); err != nil {
+		return err
+	}
+	switch {
+	case dir == contract.PutDir && !d.caps.Put, dir == contract.GetDir && !d.caps.Get:
+		return d.refusal(dir.String(), "the driver does not serve %ss", dir)
+	case h != nil && !d.caps.Hints:
+		return d.refusal("get", "a hint (%T) and the driver does not declare Hints", h)
+	case d.caps.MaxRowsPerOp > 0 && b.Len() > d.caps.MaxRowsPerOp:
+		return d.refusal(dir.String(), "%d rows, the driver takes at most %d per call", b.Len(), d.caps.MaxRowsPerOp)
+	}
+	if err := d.check.Check(b, d.live, d.caps.MultiSpan); err != nil {
+		return fmt.Errorf("%w: %s: %s: %w", contract.ErrDriverRejected, d.name, dir, err)
 	}
 	return nil
 }

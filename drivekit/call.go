@@ -12,8 +12,9 @@ func (c *Call) fill(parts []part) {
 	if len(parts) == 1 {
 		c.Hint, c.cancelled = op.hint, op.cancelled
 	}
-	c.Keys, c.Rows, c.OwnWrite = c.Keys[:0], c.Rows[:0], c.OwnWrite[:0]
+	c.Keys, c.Rows, c.OwnWrite, c.Parts = c.Keys[:0], c.Rows[:0], c.OwnWrite[:0], c.Parts[:0]
 	for _, p := range parts {
+		c.Parts = append(c.Parts, len(c.Keys))
 		c.Keys = append(c.Keys, p.op.keys[p.lo:p.hi]...)
 		c.Rows = append(c.Rows, p.op.batch.Rows[p.lo:p.hi]...)
 		for i := p.lo; i < p.hi; i++ {

@@ -23,7 +23,8 @@ const closeFirst = "close the backend over this driver first: binding's Backend.
 func (d *Driver) Drain(ctx context.Context) bool {
 	d.mu.Lock()
 	d.draining = true
-	for _, op := range d.cancelQueuedLocked() {
+	cancelled, _ := d.cancelQueuedLocked()
+	for _, op := range cancelled {
 		d.notifyLocked(op)
 	}
 	quiet := d.stopPoolLocked(ctx) &&
@@ -56,16 +57,20 @@ func (d *Driver) awaitLocked(ctx context.Context, done func() bool) bool {
 }
 
 // cancelQueuedLocked ends Cancelled every row no worker took and empties
-// the queue (or the pool's); it returns the operations it changed.
-func (d *Driver) cancelQueuedLocked() []*operation {
-	hit := d.unpoolLocked()
+// the queue (or the pool's); it returns the operations it changed and
+// how many rows.
+func (d *Driver) cancelQueuedLocked() (hit []*operation, rows int) {
+	hit, rows = d.unpoolLocked()
 	for _, p := range d.queue[d.head:] {
-		if p.op.rows[p.lo] == contract.Pending && p.op.cancelUntakenLocked(contract.Cancelled) {
-			hit = append(hit, p.op)
+		if p.op.rows[p.lo] != contract.Pending {
+			continue
+		}
+		if n := p.op.cancelUntakenLocked(contract.Cancelled); n > 0 {
+			hit, rows = append(hit, p.op), rows+n
 		}
 	}
 	d.queue, d.head = nil, 0
-	return hit
+	return hit, rows
 }
 
 // Close releases the driver. It is allowed only after a Drain that
@@ -82,8 +87,8 @@ func (d *Driver) Close() error {
 		return nil
 	case !d.drained:
 		return d.refusal("close", "no Drain has returned true (%s)", closeFirst)
-	case len(d.regions) > 0:
-		return d.refusal("close", "%d registrations not revoked (%s)", len(d.regions), closeFirst)
+	case len(d.regions)+len(d.leaving) > 0:
+		return d.refusal("close", "%d registrations not revoked (%s)", len(d.regions)+len(d.leaving), closeFirst)
 	case d.lookups.inside > 0:
 		return d.refusal("close", "%d lookups still inside the store", d.lookups.inside)
 	case d.regCalls > 0:

@@ -44,6 +44,7 @@ type Driver struct {
 	// live is every region of regions, for admission: relisted when a
 	// handle is issued or revoked, never modified in place.
 	live    []contract.SlotRegion
+	gen     uint64                // counts the relists: admission checks again when it moved
 	check   rowbatch.Checker      // admission's scratch, used under mu
 	lastReg contract.Registration // the last handle issued; handles only grow
 	// leaving holds the handles whose revocation runs in the store now;
@@ -73,6 +74,9 @@ type Driver struct {
 	drained    bool // the last Drain returned true
 	closed     bool
 	recycling  bool // Recycle runs: every call is refused
+	// void: a teardown left the store without fresh resources
+	// (ErrRecycledClosed): every call, and every Recycle, is refused.
+	void bool
 	// wake is closed when busy drops, an access ends or a lookup
 	// leaves the store; nil while no one waits (made by awaitLocked), so
 	// that a change no one waits for costs nothing.
@@ -238,6 +242,8 @@ func (d *Driver) usableLocked(verb string) error {
 	switch {
 	case d.closed:
 		return d.refusal(verb, "driver closed")
+	case d.void:
+		return d.refusal(verb, "the store has no client since a Recycle")
 	case d.draining:
 		return d.refusal(verb, "driver drained")
 	case d.recycling:
@@ -338,6 +344,7 @@ func (d *Driver) relistLocked() {
 		live = append(live, r.regions...)
 	}
 	d.live = live
+	d.gen++
 }
 
 // Regions returns the regions registered now, in no particular order.

@@ -80,26 +80,26 @@ func (op *operation) Cancel() {
 	default:
 		close(op.cancelled)
 	}
-	if op.cancelUntakenLocked(contract.Cancelled) {
+	if op.cancelUntakenLocked(contract.Cancelled) > 0 {
 		d.notifyLocked(op)
 	}
 }
 
 // cancelUntakenLocked gives every row no worker took the final status st
 // (their queue entries are skipped later) and ends access if that was
-// the last row. It reports whether any row changed.
-func (op *operation) cancelUntakenLocked(st contract.RowStatus) bool {
-	changed := false
+// the last row. It returns how many rows changed.
+func (op *operation) cancelUntakenLocked(st contract.RowStatus) int {
+	changed := 0
 	for i, r := range op.rows {
 		if r == contract.Pending && !op.taken[i] {
 			op.finalLocked(i, st)
-			changed = true
+			changed++
 			if op.dir == contract.PutDir {
 				op.d.unqueuePutLocked(op.keys[i])
 			}
 		}
 	}
-	if changed {
+	if changed > 0 {
 		op.endAccessLocked()
 	}
 	return changed

@@ -35,11 +35,11 @@ type Options struct {
 	// JoinCalls lets a worker that takes a call, while every other
 	// worker is busy, also take the queued calls of the same direction
 	// that fit beside it within CallRows and CallBytes, other
-	// operations' too, and make them one store call: fewer, larger
-	// calls. The price: an Unprovable end for any row of a call that
-	// carries rows of several operations makes every one of them
-	// Unprovable (the store answered the call as one), and a call taken
-	// into another can no longer be cancelled. A hinted get joins none.
+	// operations' too, and make them one store call ([Call.Parts] says
+	// whose rows are whose): fewer, larger calls. The price: a store
+	// that answers the rows as one marks them all Unprovable when that
+	// answer proves nothing, and a call taken into another can no
+	// longer be cancelled. A hinted get joins none.
 	// No key goes twice into one store call: a call holding a key that
 	// another of the group holds waits for the worker's next store call.
 	// It implies GetsFirst.

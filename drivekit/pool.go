@@ -73,7 +73,7 @@ func (d *Driver) runPooled(group []part) {
 	d.pooled -= len(group)
 	if d.draining || d.recycling {
 		for _, p := range group {
-			if p.op.rows[p.lo] == contract.Pending && p.op.cancelUntakenLocked(contract.Cancelled) {
+			if p.op.rows[p.lo] == contract.Pending && p.op.cancelUntakenLocked(contract.Cancelled) > 0 {
 				d.notifyLocked(p.op)
 			}
 		}
@@ -105,19 +105,21 @@ func (d *Driver) runPooled(group []part) {
 
 // unpoolLocked takes every part still queued on the pool out of it,
 // ending Cancelled the rows no worker took; it returns the operations
-// it changed.
-func (d *Driver) unpoolLocked() []*operation {
+// it changed and how many rows.
+func (d *Driver) unpoolLocked() (hit []*operation, rows int) {
 	if d.pool == nil {
-		return nil
+		return nil, 0
 	}
-	var hit []*operation
 	for _, p := range d.pool.Cancel(func(part) bool { return true }) {
 		d.pooled--
-		if p.op.rows[p.lo] == contract.Pending && p.op.cancelUntakenLocked(contract.Cancelled) {
-			hit = append(hit, p.op)
+		if p.op.rows[p.lo] != contract.Pending {
+			continue
+		}
+		if n := p.op.cancelUntakenLocked(contract.Cancelled); n > 0 {
+			hit, rows = append(hit, p.op), rows+n
 		}
 	}
-	return hit
+	return hit, rows
 }
 
 // stopPool stops the pool's goroutines within ctx, after a Drain

@@ -32,15 +32,19 @@ func (d *Driver) Recycle(ctx context.Context) error {
 	case d.recycling:
 		d.mu.Unlock()
 		return d.refusal("recycle", "another Recycle runs")
+	case d.void:
+		d.mu.Unlock()
+		return d.refusal("recycle", "the store has no client since a Recycle")
 	}
 	d.recycling = true
-	for _, op := range d.cancelQueuedLocked() {
+	ops, cancelled := d.cancelQueuedLocked()
+	for _, op := range ops {
 		d.notifyLocked(op)
 	}
 	if !d.awaitLocked(ctx, func() bool { return d.busy == 0 && d.pooled == 0 && d.lookups.inside == 0 && d.regCalls == 0 }) {
 		d.resumeLocked()
 		d.mu.Unlock()
-		return d.refusal("recycle", "rows still inside the store when the context ended (%v): nothing torn down", ctx.Err())
+		return d.refusal("recycle", "calls still inside the store when the context ended (%v): nothing torn down and no access changed; %s", ctx.Err(), cancelledRows(cancelled))
 	}
 	if d.teardwn == nil && len(d.unprovable) > 0 {
 		n := len(d.unprovable)
@@ -80,7 +84,7 @@ func (d *Driver) Recycle(ctx context.Context) error {
 	d.stats.Recycles++
 	d.stats.OpsRecycled += int64(len(ended))
 	if closed {
-		d.draining, d.drained = true, true
+		d.draining, d.drained, d.void = true, true, true
 		clear(d.regions) // the store has no resources: nothing is registered
 		d.relistLocked()
 		d.stopPoolLocked(ctx) // idle: its workers leave even if ctx ends first
@@ -96,6 +100,15 @@ func (d *Driver) Recycle(ctx context.Context) error {
 		return fmt.Errorf("%s: recycle: %w", d.name, err)
 	}
 	return nil
+}
+
+// cancelledRows says what a Recycle that gave up had done before it
+// waited: the queued rows it ended Cancelled.
+func cancelledRows(n int) string {
+	if n == 0 {
+		return "no row was queued, none cancelled"
+	}
+	return fmt.Sprintf("the %d rows no worker had taken were ended Cancelled first (they never reached the store)", n)
 }
 
 // resumeLocked ends a Recycle: calls are taken again (unless a Drain

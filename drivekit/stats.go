@@ -21,9 +21,8 @@ type Stats struct {
 	Parts, Calls, Panics int64
 	// CallsShared counts the store calls that carried rows of more than
 	// one part ([Options.JoinCalls]); PartsShared the parts that had
-	// rows in such a call; PartsUnprovableShared those whose access a
-	// shared call made Unprovable though no end of their own rows did.
-	CallsShared, PartsShared, PartsUnprovableShared int64
+	// rows in such a call.
+	CallsShared, PartsShared int64
 	// RowsUnprovable is the rows of the operations whose access is
 	// Unprovable now: their memory stays lent until a Recycle.
 	RowsUnprovable int64

@@ -44,11 +44,19 @@ type Call struct {
 	Hint contract.Hint
 	// Ends receives each row's end; all start as the zero End.
 	Ends []End
+	// Parts is the first row of each part the call carries, in order:
+	// [0] for a call of one part. A store that answers rows of several
+	// parts as one knows from it whose rows shared an answer.
+	Parts []int
 
 	cancelled <-chan struct{}
 	group     []part              // the parts a worker took, its scratch
 	seen      map[string]struct{} // apart's scratch
 }
+
+// Shared reports whether the call carries rows of more than one part
+// (see [Options.JoinCalls]).
+func (c *Call) Shared() bool { return len(c.Parts) > 1 }
 
 // Cancelled returns a channel closed once the operation is cancelled:
 // a store that holds a row before the store sees it may end it
@@ -64,6 +72,8 @@ type End struct {
 	// Unprovable says the store gave up on the transfer, which may
 	// still run: the operation's access becomes Unprovable and its
 	// memory stays lent until a Recycle tears the store's client down.
+	// A store that answers several rows as one (one request over a
+	// shared call's rows) marks every row that answer leaves unproven.
 	Unprovable bool
 	// Broke says the store call broke (a crash): every row of the
 	// operation no worker took ends Fault too.

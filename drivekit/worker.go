@@ -129,19 +129,16 @@ func (d *Driver) runGroup(group []part, c *Call) {
 func (d *Driver) run(parts []part, c *Call) {
 	d.transfer(c)
 	shared := len(parts) > 1
-	tainted := false
-	for _, e := range c.Ends {
-		tainted = tainted || e.Unprovable
-	}
 	d.mu.Lock()
 	d.stats.Calls++
 	if shared {
 		d.stats.CallsShared++
+		d.stats.PartsShared += int64(len(parts))
 	}
 	k := 0
 	for _, p := range parts {
 		op := p.op
-		own, broke := false, false
+		broke := false
 		for row := p.lo; row < p.hi; row++ {
 			e := c.Ends[k]
 			if op.dir == contract.PutDir && !c.OwnWrite[k] {
@@ -152,18 +149,9 @@ func (d *Driver) run(parts []part, c *Call) {
 				e.Status = contract.Fault
 			}
 			op.finalLocked(row, e.Status)
-			own = own || e.Unprovable
+			op.unprovable = op.unprovable || e.Unprovable
 			broke = broke || e.Broke
 		}
-		if shared {
-			d.stats.PartsShared++
-			if tainted && !own && !op.unprovable {
-				d.stats.PartsUnprovableShared++
-			}
-		}
-		// A call the store answered as one proves nothing for any of
-		// its rows once one of them may still transfer.
-		op.unprovable = op.unprovable || own || (shared && tainted)
 		if broke {
 			op.cancelUntakenLocked(contract.Fault)
 		}

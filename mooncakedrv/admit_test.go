@@ -135,7 +135,7 @@ func TestRegistration(t *testing.T) {
 		dev.Kind = contract.Device
 		_, err = d.Register(dev)
 		require.ErrorIs(t, err, contract.ErrDriverRejected)
-		assert.Contains(t, err.Error(), "host memory only")
+		assert.Contains(t, err.Error(), "device memory and the driver does not declare DeviceMemory")
 		_, err = d.Register(contract.SlotRegion{Kind: contract.Host})
 		require.ErrorIs(t, err, contract.ErrDriverRejected)
 		require.ErrorIs(t, err, contract.ErrInvalidRegion)

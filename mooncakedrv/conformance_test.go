@@ -55,7 +55,7 @@ func fakeSubject(cfg Config) func() (*conformance.Subject, error) {
 					mustScript(store, fakesdk.Fault{Op: fakesdk.Get, Key: k, Code: mooncakesdk.ChecksumMismatch, Phase: fakesdk.AfterLanding})
 				}
 			},
-			Pause: func() func() { return d.pool.Pause() },
+			Pause: func() func() { return d.Pause() },
 			// An unprovable get answers -800 with its transfer still
 			// running: it lands the object when FinishStrays opens its
 			// gate, unless the client's Destroy ended it first.

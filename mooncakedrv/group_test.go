@@ -351,19 +351,6 @@ func TestCallPerPartSharesNoCall(t *testing.T) {
 	s.close()
 }
 
-func TestJoinsKeepsARefusedPartAlone(t *testing.T) {
-	d := &Driver{cfg: Config{RowsPerCall: 8, BytesPerCall: 1 << 20}}
-	mk := func(rows int, refused error) *part {
-		return &part{lo: 0, hi: rows, bytes: int64(rows) * slotBytes, refused: refused}
-	}
-	head := mk(2, nil)
-	assert.True(t, d.joins([]*part{head}, mk(3, nil)))
-	assert.False(t, d.joins([]*part{head, mk(3, nil)}, mk(4, nil)), "2+3+4 rows pass the cap of 8")
-	assert.True(t, d.joins([]*part{head, mk(3, nil)}, mk(3, nil)), "2+3+3 rows fill it")
-	assert.False(t, d.joins([]*part{mk(1, nil)}, mk(1, fmt.Errorf("refused"))), "a part that makes no call joins none")
-	assert.False(t, d.joins([]*part{mk(1, fmt.Errorf("refused"))}, mk(1, nil)), "and none joins it")
-}
-
 func TestAKeyLeftOpenIsDecidedThoughItsGroupsPutFailed(t *testing.T) {
 	s := newSharing(t, Config{})
 	require.NoError(t, s.store.Script(fakesdk.Fault{Op: fakesdk.Put, Key: s.key("open"), Code: mooncakesdk.RPCFail, Times: 1}))

@@ -1,5 +1,7 @@
 package mooncakedrv
 
+import "strings"
+
 // ledger is the driver's record of keys left open: keys whose put
 // answered RPC_FAIL, RPC_TIMEOUT or INTERNAL_ERROR, so that the end of
 // that put may still run at the master later, matched by key and client
@@ -13,21 +15,22 @@ type ledger struct {
 }
 
 // has reports whether key was left open.
-func (l *ledger) has(key []byte) bool {
-	_, ok := l.keys[string(key)] // no allocation: a map index by converted bytes
+func (l *ledger) has(key string) bool {
+	_, ok := l.keys[key]
 	return ok
 }
 
-// add records key as left open (copying it: the key's bytes belong to a
-// part's buffer that is reused). It reports whether the key is new.
-func (l *ledger) add(key []byte) bool {
+// add records key as left open (copying it: the key is a slice of its
+// batch's key buffer, which the ledger must not pin). It reports whether
+// the key is new.
+func (l *ledger) add(key string) bool {
 	if l.has(key) {
 		return false
 	}
 	if l.keys == nil {
 		l.keys = make(map[string]struct{})
 	}
-	l.keys[string(key)] = struct{}{} // string(key) copies
+	l.keys[strings.Clone(key)] = struct{}{}
 	return true
 }
 

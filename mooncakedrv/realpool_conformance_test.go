@@ -72,7 +72,7 @@ func realSubject(t *testing.T, sc *sharedClient, raw *rawClient, full func()) fu
 			},
 			Full:        full,
 			Hold:        c.hold,
-			Pause:       func() func() { return d.pool.Pause() },
+			Pause:       func() func() { return d.Pause() },
 			HoldLookups: lv.holdLookups,
 			FailLookups: lv.failLookups,
 			// The driver registers no batches, so batch is never set.

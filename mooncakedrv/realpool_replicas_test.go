@@ -91,7 +91,7 @@ func TestRealReplicasExistOnlyOnceEveryCopyIsWritten(t *testing.T) {
 	exists := make([]int32, rows)
 	for range 2 {
 		time.Sleep(500 * time.Millisecond)
-		require.NoError(t, probe.drv.client.BatchIsExist(keys, exists))
+		require.NoError(t, probe.drv.store.current().BatchIsExist(keys, exists))
 		if op.Poll(nil).Access == contract.Open {
 			assert.Equal(t, make([]int32, rows), exists, "while a copy of every key is held, no key exists")
 		}
@@ -99,7 +99,7 @@ func TestRealReplicasExistOnlyOnceEveryCopyIsWritten(t *testing.T) {
 	st := settleWithin(t, op, ch, realWait)
 	assert.Equal(t, statuses(contract.Fault, rows), st.Rows, "one copy's transfer failed: the whole put fails")
 	assert.Equal(t, contract.Unprovable, st.Access, "-800: the held transfer may still run")
-	require.NoError(t, probe.drv.client.BatchIsExist(keys, exists))
+	require.NoError(t, probe.drv.store.current().BatchIsExist(keys, exists))
 	assert.Equal(t, make([]int32, rows), exists, "the put stored nothing")
 	clientsKept.Add(1)
 	r.keep()
@@ -134,7 +134,7 @@ func TestRealReplicasAfterAProviderDies(t *testing.T) {
 		r.keep()
 	}
 	exists := make([]int32, rows)
-	require.NoError(t, r.drv.client.BatchIsExist(keysOf(r, names), exists))
+	require.NoError(t, r.drv.store.current().BatchIsExist(keysOf(r, names), exists))
 	assert.Equal(t, []int32{1, 1, 1, 1, 1, 1, 1, 1}, exists, "the master still lists the dead provider's copies")
 
 	// Past the master's client_ttl (10 s, the scenario), with a margin

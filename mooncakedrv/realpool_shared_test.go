@@ -38,7 +38,7 @@ func TestRealSharedCalls(t *testing.T) {
 		want    [][]byte // each row's slot once it ended
 	}
 	var ops []admitted
-	resume := r.drv.pool.Pause()
+	resume := r.drv.Pause()
 	for i := range 4 { // gets of stored-2i, stored-2i+1 into slots 8+2i, 9+2i
 		slots := []int{8 + 2*i, 9 + 2*i}
 		for _, sl := range slots {

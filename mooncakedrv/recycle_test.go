@@ -23,7 +23,7 @@ func recycleRig(t *testing.T, reopen bool) (*rig, *fakesdk.Gate, contract.Operat
 	var cfg Config
 	r := newRig(t, fakesdk.Options{TransferTimeout: -1}, cfg)
 	if reopen {
-		r.drv.cfg.Reopen = func(context.Context) (mooncakesdk.Client, error) {
+		r.drv.store.reopen = func(context.Context) (mooncakesdk.Client, error) {
 			*opened++
 			return r.store.Client(), nil
 		}
@@ -94,7 +94,7 @@ func TestRecycleWhoseFreshClientFailsClosesTheDriver(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			r, _, op, _ := recycleRig(t, false)
-			r.drv.cfg.Reopen = func(context.Context) (mooncakesdk.Client, error) { return fresh(r) }
+			r.drv.store.reopen = func(context.Context) (mooncakesdk.Client, error) { return fresh(r) }
 			err := r.drv.Recycle(t.Context())
 			require.ErrorIs(t, err, contract.ErrRecycledClosed)
 			assert.Equal(t, contract.Ended, op.Poll(nil).Access)
@@ -119,7 +119,7 @@ func TestRecycleWaitsForCallsInsideTheStore(t *testing.T) {
 	defer cancel()
 	err = r.drv.Recycle(ctx)
 	require.ErrorIs(t, err, contract.ErrDriverRejected)
-	assert.Contains(t, err.Error(), "nothing destroyed")
+	assert.Contains(t, err.Error(), "nothing torn down")
 	assert.Zero(t, r.store.Calls().Destroy)
 	assert.Zero(t, *opened)
 	assert.Equal(t, contract.Unprovable, unprovable.Poll(nil).Access, "nothing changed")
@@ -152,7 +152,7 @@ func TestRecycleThatGivesUpSaysWhatItCancelled(t *testing.T) {
 	held, err := r.drv.Put(r.batch([]string{"held"}, 0), onChange)
 	require.NoError(t, err)
 	<-gate.Reached()
-	resume := r.drv.pool.Pause()
+	resume := r.drv.Pause()
 	queued, err := r.drv.Put(r.batch([]string{"queued-0", "queued-1"}, 1, 2), nil)
 	require.NoError(t, err)
 
@@ -161,7 +161,7 @@ func TestRecycleThatGivesUpSaysWhatItCancelled(t *testing.T) {
 	err = r.drv.Recycle(ctx)
 	resume()
 	require.ErrorIs(t, err, contract.ErrDriverRejected)
-	assert.Contains(t, err.Error(), "nothing destroyed and no access changed; the 2 rows no worker had taken were ended Cancelled first")
+	assert.Contains(t, err.Error(), "nothing torn down and no access changed; the 2 rows no worker had taken were ended Cancelled first")
 	assert.Equal(t, contract.OpState{Rows: []contract.RowStatus{contract.Cancelled, contract.Cancelled}, Access: contract.Ended}, queued.Poll(nil))
 	assert.Zero(t, r.store.Calls().Destroy)
 	assert.Equal(t, contract.Unprovable, unprovable.Poll(nil).Access)

@@ -47,14 +47,23 @@ type Stats struct {
 	Lookups, LookupNames, LookupsAbandoned, LookupsRefused, LookupsInStore int64
 }
 
-// Stats returns a snapshot of the driver's counters.
+// Stats returns a snapshot of the driver's counters: the kit's, read
+// in one step, beside the store's own.
 func (d *Driver) Stats() Stats {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	s := d.stats
-	s.OpsOpen = int64(len(d.open))
-	s.OpsUnprovable = int64(len(d.unprovable))
-	s.KeysWriting = int64(len(d.writing))
-	s.LookupsInStore = int64(d.lookupsInStore)
-	return s
+	k := d.Driver.Stats()
+	s := d.store
+	s.mu.Lock()
+	c, open := s.counts, int64(s.ledger.len())
+	s.mu.Unlock()
+	return Stats{
+		Ops: k.PutOps + k.GetOps, OpsOpen: k.OpsOpen, OpsUnprovable: k.OpsUnprovable,
+		PutRows: k.PutRows, GetRows: k.GetRows, RowsUnprovable: k.RowsUnprovable,
+		Recycles: k.Recycles, OpsRecycled: k.OpsRecycled, RowsRecycled: k.RowsRecycled,
+		KeysLeftOpen: open, RowsDeclinedLeftOpen: c.rowsDeclinedLeftOpen,
+		Parts: k.Parts, Calls: c.calls, Panics: c.panics + k.Panics,
+		CallsShared: c.callsShared, PartsShared: c.partsShared, PartsUnprovableShared: c.partsUnprovableShared,
+		KeysWriting: k.KeysWriting,
+		Lookups:     k.Lookups, LookupNames: k.LookupNames, LookupsAbandoned: k.LookupsAbandoned,
+		LookupsRefused: k.LookupsRefused, LookupsInStore: k.LookupsInStore,
+	}
 }

@@ -2,6 +2,7 @@ package mooncakedrv
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 
@@ -92,11 +93,14 @@ func TestConfirmAndLeftOpenVerdicts(t *testing.T) {
 
 func TestLedgerNeverForgets(t *testing.T) {
 	var l ledger
-	key := []byte("kv/v1/ab")
+	batchKeys := "kv/v1/abkv/v1/cd" // a batch's keys share one buffer
+	key := batchKeys[:8]
 	assert.False(t, l.has(key))
 	assert.True(t, l.add(key))
-	key[len(key)-1] = 'c' // the caller's buffer is reused
-	assert.True(t, l.has([]byte("kv/v1/ab")), "the ledger keeps its own copy")
-	assert.False(t, l.add([]byte("kv/v1/ab")))
+	assert.True(t, l.has("kv/v1/ab"))
+	assert.False(t, l.add("kv/v1/ab"))
 	assert.Equal(t, 1, l.len())
+	for k := range l.keys {
+		assert.NotSame(t, unsafe.StringData(batchKeys), unsafe.StringData(k), "the ledger keeps its own copy, never the batch's buffer")
+	}
 }
