@@ -6,12 +6,14 @@ require (
 	github.com/kvshare/kvshare/binding v0.3.0
 	github.com/kvshare/kvshare/conformance v0.3.0
 	github.com/kvshare/kvshare/contract v0.3.0
+	github.com/kvshare/kvshare/drivekit v0.3.0
 	github.com/kvshare/kvshare/keys v0.3.0
 	github.com/kvshare/kvshare/mooncakesdk v0.3.0
 	github.com/kvshare/kvshare/rowbatch v0.3.0
-	github.com/kvshare/kvshare/scheduler v0.3.0
 	github.com/stretchr/testify v1.12.1
 )
+
+require github.com/kvshare/kvshare/scheduler v0.3.0 // indirect
 
 require (
 	github.com/BurntSushi/toml v1.6.0 // indirect

@@ -15,39 +15,9 @@ import (
 // call, rather than pile up threads behind a store that does not answer.
 const MaxLookupsInStore = 8
 
-// Lookup answers (through the kit, [drivekit.Driver.Lookup]) with one
-// batch_is_exist for the batch's keys (1 Present, 0 Absent, a negative
-// code Unknown), a key a put of this driver writes InFlight (without
-// asking the store when every key is one), and the first key answering
-// 0 asked once more with get_size, which tells a put in flight
-// (REPLICA_IS_NOT_READY: InFlight) from an absent key (OBJECT_NOT_FOUND:
-// Absent): that row is the one a lookup's bound stops at, the one an
-// engine acts on. Later keys answering 0 are Absent (a put of another
-// client in flight among them reads Absent: the driver does not declare
-// LookupInFlight). An exists-check and a get_size grant the objects
-// found a read lease (the master's default_kv_lease_ttl).
-//
-// Both answer from the master's metadata, which keeps listing a
-// provider's objects until the provider's client_ttl runs out: a
-// provider frozen, killed or cut off leaves its objects Present for
-// that long while a get of them faults (-800), and a stopped process's
-// kernel still accepts connections, with no ping in the C ABI to tell.
-// So the driver declares PresenceFromIndex: Present means the master
-// lists a complete object, and a get may still fault. On a loopback
-// pool with the default client_ttl of 10 s, lookups answered Present
-// for about 10.3 s after the only provider froze; with replicas 2 and
-// one of three providers killed they kept answering Present (each
-// object keeps a copy) while the gets of the objects whose first copy
-// lived there faulted for about 10 s (docs/design.md, "Mooncake").
-//
-// The SDK calls run on a goroutine of the kit with its own copy of the
-// keys; when ctx ends first, Lookup answers Unknown for every name and
-// abandons the call, which ends when the store answers. While any
-// lookup is inside the store Drain answers false and Close is refused;
-// at most [MaxLookupsInStore] are. Refusals, with an error wrapping
-// [contract.ErrDriverRejected] and no call: after Drain, a batch without
-// a key maker, an empty name, a name without a key or with a NUL in its
-// key, a name twice.
+// Look is the lookup's store call (see the package documentation):
+// one batch_is_exist, and get_size for the first key answering 0. What
+// it cannot answer stays Unknown.
 func (s *store) Look(_ context.Context, keys [][]byte, dst []contract.Presence) []contract.Presence {
 	start := len(dst)
 	for range keys {

@@ -39,7 +39,7 @@ var Repo = List{Modules: []Module{
 	{Dir: "events", Imports: []string{"keys", zmq4, xsync, xtext, rueidis, xsys}}, // the only module with ZeroMQ; x/sys is rueidis's
 	{Dir: "conformance", Imports: []string{"contract", "rowbatch", "patience", testify}},
 	{Dir: "mooncakesdk", Imports: []string{"storeconfig", "keys", purego, toml}},
-	{Dir: "mooncakedrv", Imports: []string{"contract", "rowbatch", "scheduler", "mooncakesdk", "storeconfig", "keys", "loopback", purego, toml}},
+	{Dir: "mooncakedrv", Imports: []string{"contract", "rowbatch", "scheduler", "drivekit", "mooncakesdk", "storeconfig", "keys", "loopback", purego, toml}},
 	{Dir: "redisdrv", Imports: []string{"contract", "rowbatch", "scheduler", "storeconfig", "keys", "loopback", rueidis, toml, xsys}},
 	{Dir: "gpuroundtrip", Imports: []string{"contract", "keys", "rowbatch", "scheduler", "binding", "memdrv", "drivekit", "hostmem",
 		"storeconfig", "mooncakesdk", "mooncakedrv", "loopback", purego, toml, nvml, xsys}, Tags: "nvml"},
