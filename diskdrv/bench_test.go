@@ -89,18 +89,7 @@ func (r *benchRig) onChange() {
 
 // dropCache drops the page cache of every file under dir.
 func dropCache(b *testing.B, dir string) {
-	err := filepath.WalkDir(dir, func(path string, de os.DirEntry, err error) error {
-		if err != nil || de.IsDir() {
-			return err
-		}
-		fd, err := unix.Open(path, unix.O_RDONLY, 0)
-		if err != nil {
-			return err
-		}
-		defer unix.Close(fd)
-		return unix.Fadvise(fd, 0, 0, unix.FADV_DONTNEED)
-	})
-	if err != nil {
+	if err := DropCache(dir); err != nil {
 		b.Fatal(err)
 	}
 }

@@ -225,12 +225,21 @@ func (s *Store) reserve(key string, size int64) (*entry, verdict) {
 // get that opened the file before reads it whole (unlinking leaves an
 // open file's bytes).
 func (s *Store) evictLocked(el *list.Element) {
+	if err := s.removeLocked(el); err != nil {
+		s.log.Warn("diskdrv: evicting an object", "key", el.Value.(*entry).key, "err", err)
+	}
+}
+
+// removeLocked drops the object of el from the index and its room, and
+// removes its file.
+func (s *Store) removeLocked(el *list.Element) error {
 	e := s.lru.Remove(el).(*entry)
 	delete(s.index, e.key)
 	s.used -= onDisk(e.size)
 	if err := os.Remove(objectPath(s.dir, e.name)); err != nil && !errors.Is(err, os.ErrNotExist) {
-		s.log.Warn("diskdrv: evicting an object", "key", e.key, "err", err)
+		return err
 	}
+	return nil
 }
 
 // commit makes a written object visible; abandon gives its room back.
