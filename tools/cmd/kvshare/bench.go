@@ -31,7 +31,7 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print the report as JSON (no table, no progress bar)")
 	plotPath := fs.String("plot", "", "draw the figures into this file (.svg or .png); several files, comma-separated")
-	store := fs.String("store", "", "store file (TOML) of a running Mooncake pool (measurement 5, and 6's real-pool case) or Redis server or Redis Cluster (measurement 7)")
+	store := fs.String("store", "", "store file (TOML) of a running Mooncake pool (measurement 5, and 6's real-pool case), Redis server or Redis Cluster (measurement 7), or the disk tier's directory (measurement 9; without one it runs in a temporary directory)")
 	mooncakeDir := fs.String("mooncake-dir", "", "Mooncake folder (bin/, lib/): start a loopback pool from it for measurement 5 (and another for 6's real-pool case)")
 	providers := fs.Int("providers", 0, "with --mooncake-dir: segment providers of the pool started (0: one)")
 	replicas := fs.Int("replicas", 0, "with --mooncake-dir: copies every put of the pool started asks for (0: one)")
@@ -39,7 +39,7 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	redisCluster := fs.Bool("redis-cluster", false, "with --redis-server: start a loopback three-node Redis Cluster instead, and measure 7 over it alone")
 	short := fs.Bool("short", false, "quick settings: fewer repetitions and samples (the mage bench target)")
 	reps := fs.Int("reps", 0, fmt.Sprintf("repetitions of every measurement (0: %d, or %d with --short)", bench.Defaults().Reps, bench.Short().Reps))
-	only := fs.String("only", "", "comma-separated measurements to run (1 settle, 2 engine loop, 3 row cpu, 4 bandwidth, 5 real pool, 6 lookup, 7 redis, 8 node); empty: all")
+	only := fs.String("only", "", "comma-separated measurements to run (1 settle, 2 engine loop, 3 row cpu, 4 bandwidth, 5 real pool, 6 lookup, 7 redis, 8 node, 9 disk); empty: all")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof -top FILE)")
 	tracePath := fs.String("trace", "", "write an execution trace of the whole run to this file; go tool trace -pprof=sched FILE shows where goroutines waited for a core after being woken, -pprof=net where they waited on sockets")
 	memProfile := fs.String("memprofile", "", "write a profile of every allocation of the run to this file at the end (go tool pprof -sample_index=alloc_space -top FILE); slows allocation")
@@ -191,7 +191,8 @@ func writeAllocs(path string) error {
 
 // benchStores points o at the stores the flags name: --store at
 // measurement 5's pool (and 6's real-pool case) when it is a [mooncake]
-// file, at measurement 7's server or cluster when it is a [redis] file;
+// file, at measurement 7's server or cluster when it is a [redis] file,
+// at measurement 9's directory when it is a [disk] file;
 // --mooncake-dir at 5's, --redis-server at 7's (with --redis-cluster, set
 // in o.Redis.Cluster before, a cluster started from it). Two ways to
 // name the same store are refused (o.Validate refuses --store with
@@ -210,9 +211,10 @@ func benchStores(o *bench.Options, store, mooncakeDir, redisServer string) error
 		o.Pool.StorePath = store
 		return nil
 	case storefile.Memory:
-		return errors.New("--store: a [memory] file shapes the embedded store, which measurement 4 takes up front itself, sized for each row size: give a [mooncake] or [redis] file")
+		return errors.New("--store: a [memory] file shapes the embedded store, which measurement 4 takes up front itself, sized for each row size: give a [mooncake], [redis] or [disk] file")
 	case storefile.Disk:
-		return errors.New("--store: a [disk] file names the disk tier, which no measurement of kvshare bench runs over yet (its figures against a raw pread/pwrite floor: go test -bench . in diskdrv): give a [mooncake] or [redis] file")
+		o.Disk.StorePath = store
+		return nil
 	}
 	if redisServer != "" {
 		return errors.New("--store (a [redis] file) and --redis-server are two ways to name a Redis server: give one")

@@ -63,7 +63,9 @@ func TestBenchUsage(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{[]string{"bench", "--only", "9"}, `"9" is not a measurement (1–8)`},
+		{[]string{"bench", "--only", "10"}, `"10" is not a measurement (1–9)`},
+		{[]string{"bench", "--only", "0"}, `"0" is not a measurement (1–9)`},
+		{[]string{"bench", "--store", writeStore(t, "[memory]\ncapacity = 0\n")}, "give a [mooncake], [redis] or [disk] file"},
 		{[]string{"bench", "--plot", "out.pdf"}, "must end in .svg or .png"},
 		{[]string{"bench", "--only", "3,5,6", "--plot", "out.svg"}, "nothing to plot"},
 		{[]string{"bench", "--reps", "-1"}, "reps is -1"},

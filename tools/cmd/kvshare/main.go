@@ -46,6 +46,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return keyCmd(args[1:], stdout, stderr)
 	case engineCommand: // an engine process of `roundtrip --node`, not listed
 		return engineCmd(ctx, args[1:], stdout, stderr)
+	case diskWriterCommand: // the writer of `soak --store disk.toml --kill-every`, not listed
+		return diskWriterCmd(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		usage(stdout)
 		return 0
@@ -66,7 +68,8 @@ commands:
               Redis Cluster it names, one line per check
   bench       measure kvshare against floors measured in the same run: settle
               latency, an engine loop beside the traffic, CPU a row, bandwidth,
-              a real pool (5), lookup (6) and a Redis server (7); --plot out.svg
+              a real pool (5), lookup (6), a Redis server (7), the node (8)
+              and the disk tier (9); --plot out.svg
   soak        random publishes, fetches, cancels and rebinds on four backends
               over one store for ten minutes (--short: one), every fetched
               byte and every promise at shutdown checked
@@ -78,8 +81,8 @@ commands:
 
 the store (roundtrip, bench, soak; doctor takes --store or --redis-server):
   (none)                     the embedded in-memory store
-  --store store.toml         the Mooncake pool ([mooncake]) or Redis server
-                             ([redis]) the store file names
+  --store store.toml         the Mooncake pool ([mooncake]), Redis server
+                             ([redis]) or disk tier ([disk]) the store file names
   --mooncake-dir DIR         start a loopback Mooncake pool from DIR (bin/, lib/)
   --redis-server PATH        start a loopback Redis server from that redis-server
                              binary (a path, or a name in PATH); bench starts a

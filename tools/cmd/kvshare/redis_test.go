@@ -35,11 +35,12 @@ func redisFile(t *testing.T, addr string) string {
 
 func TestBenchStoresTakeEachFileForItsStore(t *testing.T) {
 	mooncake, redis := mooncakeFile(t), redisFile(t, "127.0.0.1:1")
+	disk := writeStore(t, "[disk]\ndir = \"/kv\"\ncapacity = 0\n")
 	for _, c := range []struct {
 		name                      string
 		store, dir, server        string
 		pool, poolDir, redisStore string
-		redisServer, err          string
+		redisServer, disk, err    string
 	}{
 		{name: "nothing"},
 		{name: "a Mooncake file", store: mooncake, pool: mooncake},
@@ -51,7 +52,8 @@ func TestBenchStoresTakeEachFileForItsStore(t *testing.T) {
 		{name: "a file of both", store: writeStore(t, "[mooncake]\n[redis]\n"), err: "holds both [mooncake] and [redis]"},
 		{name: "a file of neither", store: writeStore(t, "[blob]\n"), err: "holds neither"},
 		{name: "a [memory] file", store: writeStore(t, "[memory]\ncapacity = 1048576\n"), err: "a [memory] file shapes the embedded store"},
-		{name: "a [disk] file", store: writeStore(t, "[disk]\ndir = \"/kv\"\ncapacity = 0\n"), err: "a [disk] file names the disk tier, which no measurement"},
+		{name: "a [disk] file", store: disk, disk: disk},
+		{name: "a [disk] file and a redis-server", store: disk, server: "/r", disk: disk, redisServer: "/r"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			o := bench.Defaults()
@@ -66,6 +68,7 @@ func TestBenchStoresTakeEachFileForItsStore(t *testing.T) {
 			assert.Equal(t, c.poolDir, o.Pool.MooncakeDir)
 			assert.Equal(t, c.redisStore, o.Redis.StorePath)
 			assert.Equal(t, c.redisServer, o.Redis.Server)
+			assert.Equal(t, c.disk, o.Disk.StorePath)
 		})
 	}
 }

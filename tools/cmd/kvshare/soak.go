@@ -13,6 +13,7 @@ import (
 
 	"github.com/kvshare/kvshare/redisdrv/redistest"
 	"github.com/kvshare/kvshare/tools/internal/soak"
+	"github.com/kvshare/kvshare/tools/internal/storefile"
 )
 
 // soakCmd runs the soak: random publishes, fetches, cancels and rebinds
@@ -27,7 +28,7 @@ func soakCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the run's choices (printed; reproduces them)")
 	fs.IntVar(&cfg.Lenders, "lenders", cfg.Lenders, "backends over the one store")
 	stores := addStoreFlags(fs, "soak", true)
-	killEvery := fs.Duration("kill-every", 0, "with --mooncake-dir: kill a segment provider and start it again, empty, this often, one provider after another (0: never)")
+	killEvery := fs.Duration("kill-every", 0, "with --mooncake-dir: kill a segment provider and start it again, empty, this often, one provider after another; with --store naming the disk tier ([disk]): run a writer process that puts rows, kill it (SIGKILL) this long after it opens the store, reopen the directory and check every object whole or absent and every Ready put present, round after round (0: never)")
 	fs.BoolVar(&cfg.Reclaim, "reclaim", false, "with --kill-every: win back the memory of attempts a kill left unprovable (each driver destroys its store client and opens a fresh one) instead of keeping the lender's region for good")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -53,9 +54,12 @@ func soakCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	defer st.close(stderr)
+	if *killEvery > 0 && st.kind == storefile.Disk {
+		return diskKillSoak(ctx, st.path, *killEvery, cfg.Duration, stdout, stderr)
+	}
 	if *killEvery > 0 {
 		if st.pool == nil {
-			fmt.Fprintln(stderr, "kvshare soak: --kill-every kills the providers of a pool started from --mooncake-dir DIR, not given here")
+			fmt.Fprintln(stderr, "kvshare soak: --kill-every kills the providers of a pool started from --mooncake-dir DIR, or the writer of the disk tier a [disk] store file names, neither given here")
 			return 2
 		}
 		cfg.Faults = killProviders(st.pool, *killEvery, logger)

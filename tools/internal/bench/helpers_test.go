@@ -17,6 +17,7 @@ func tiny() Options {
 	o.Lookup = lookupOptions{Sizes: []int{1, 8}, Block: time.Millisecond, ObjectBytes: 64}
 	o.Redis = redisOptions{MaxMemory: 64 << 20, Beside: true, RowSizes: []int64{4096, 16384}, Bytes: 64 << 10, MinRows: 6, ViewRows: 4}
 	o.Node = nodeOptions{Shapes: []int{4, 16}, RowBytes: 512, Samples: 2, Workers: 2, ThroughputRowBytes: 16384, ThroughputBytes: 64 << 10, ViewRows: 4}
+	o.Disk = diskOptions{RowSizes: []int64{4096, 16384}, Bytes: 64 << 10, MinRows: 4, ViewRows: 4, LookupNames: 8}
 	return o
 }
 

@@ -63,6 +63,8 @@ const (
 	lookupMemdrv   = "memdrv"
 	lookupFake     = "mooncakedrv, fake SDK"
 	lookupRealPool = "mooncakedrv, real pool"
+	// lookupDisk is measurement 9's lookup case.
+	lookupDisk = "diskdrv"
 )
 
 // lookupView is one size's view, the names stored before it is asked
@@ -144,7 +146,10 @@ func newLookupView(n int) lookupView {
 // directly.
 type lookupStage struct {
 	store string
-	kv    *lender
+	// measurement is the one the stage serves, for the progress line
+	// (0: Lookup).
+	measurement Measurement
+	kv          *lender
 	// floor prepares the calls of one plan, made directly within ctx,
 	// before the clock starts.
 	floor func(ctx context.Context, calls [][][]byte) (*lookupFloor, error)
@@ -271,7 +276,11 @@ func (s *lookupStage) measureCase(ctx context.Context, o Options, lv lookupView,
 		if err := ctx.Err(); err != nil {
 			return c, err
 		}
-		step(fmt.Sprintf("6 lookup %s %d %s", s.store, lv.n, c.Mode))
+		m := s.measurement
+		if m == 0 {
+			m = Lookup
+		}
+		step(fmt.Sprintf("%d lookup %s %d %s", m, s.store, lv.n, c.Mode))
 		var kt, ft time.Duration
 		var kerr, ferr error
 		runKv := func() { kt, kerr = timeBlock(c.Lookups, kv) }

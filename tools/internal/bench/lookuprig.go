@@ -22,7 +22,7 @@ import (
 func memdrvLookupStage(o Options) (*lookupStage, error) {
 	store := memdrv.NewStore()
 	drv := memdrv.New(store, memdrv.Options{Workers: 1, Logger: slog.New(slog.DiscardHandler)})
-	st, stem, err := inProcessLookupStage(o, lookupMemdrv, drv, func(key string, data []byte) error {
+	st, stem, err := inProcessLookupStage(o, lookupMemdrv, lookupPrefix, observed(o, Lookup), drv, func(key string, data []byte) error {
 		store.Set(key, data)
 		return nil
 	})
@@ -36,15 +36,16 @@ func memdrvLookupStage(o Options) (*lookupStage, error) {
 }
 
 // inProcessLookupStage is what the stages over an in-process store
-// share: a backend over drv with one slot lent (a lookup lends none),
-// and a put that stores one object of the measurement's size under
-// each name's key through set. The caller adds the floor.
-func inProcessLookupStage(o Options, name string, drv contract.Driver, set func(key string, data []byte) error) (*lookupStage, keys.Stem, error) {
-	stem, err := keys.NewStem(lookupPrefix)
+// share: a backend over drv with one slot lent (a lookup lends none)
+// and keys under prefix, told to obs, and a put that stores one object
+// of the measurement's size under each name's key through set. The
+// caller adds the floor.
+func inProcessLookupStage(o Options, name, prefix string, obs observation, drv contract.Driver, set func(key string, data []byte) error) (*lookupStage, keys.Stem, error) {
+	stem, err := keys.NewStem(prefix)
 	if err != nil {
 		return nil, stem, errors.Join(err, closeIdle(drv))
 	}
-	kv, err := newLender(drv, o.Lookup.ObjectBytes, 1, binding.Config{KeyPrefix: lookupPrefix}, observed(o, Lookup))
+	kv, err := newLender(drv, o.Lookup.ObjectBytes, 1, binding.Config{KeyPrefix: prefix}, obs)
 	if err != nil {
 		return nil, stem, err
 	}
@@ -109,7 +110,7 @@ func fakeLookupStage(o Options) (*lookupStage, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, stem, err := inProcessLookupStage(o, lookupFake, drv, func(key string, data []byte) error {
+	st, stem, err := inProcessLookupStage(o, lookupFake, lookupPrefix, observed(o, Lookup), drv, func(key string, data []byte) error {
 		_, err := store.Seed(key, data)
 		return err
 	})

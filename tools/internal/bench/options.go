@@ -9,7 +9,7 @@ import (
 	"github.com/kvshare/kvshare/contract"
 )
 
-// Measurement names one of the benchmark's eight measurements.
+// Measurement names one of the benchmark's nine measurements.
 type Measurement int
 
 // The measurements, numbered as in the package documentation.
@@ -22,10 +22,11 @@ const (
 	Lookup                               // 6: lookup against the same store calls
 	Redis                                // 7: a Redis server against the same commands
 	Node                                 // 8: the node beside the in-process path
+	Disk                                 // 9: the disk tier against raw pwrite/pread
 )
 
-// AllMeasurements lists the eight in order.
-var AllMeasurements = []Measurement{SettleLatency, EngineLoop, RowCPU, Bandwidth, RealPool, Lookup, Redis, Node}
+// AllMeasurements lists the nine in order.
+var AllMeasurements = []Measurement{SettleLatency, EngineLoop, RowCPU, Bandwidth, RealPool, Lookup, Redis, Node, Disk}
 
 func (m Measurement) String() string {
 	switch m {
@@ -45,6 +46,8 @@ func (m Measurement) String() string {
 		return "redis"
 	case Node:
 		return "node"
+	case Disk:
+		return "disk"
 	}
 	return fmt.Sprintf("measurement %d", int(m))
 }
@@ -66,6 +69,7 @@ type Options struct {
 	Lookup    lookupOptions
 	Redis     redisOptions
 	Node      nodeOptions
+	Disk      diskOptions
 
 	// Observe, when set, is told of each lender a measurement builds
 	// (the kvshare command's --metrics observes them).
@@ -75,7 +79,8 @@ type Options struct {
 // observer is told of a lender once its backend is built: the
 // measurement it serves ("settle", "engine loop", "row cpu",
 // "bandwidth", "real pool", "lookup", "redis", "node" — its in-process
-// lender; the node's backends are its own), its backend and its driver. The
+// lender; the node's backends are its own —, "disk"), its backend and its
+// driver. The
 // function it returns is called before the lender is given back.
 type observer func(lender string, b *binding.Backend, d contract.Driver) (done func())
 
@@ -196,6 +201,26 @@ func (r redisOptions) besides() bool { return r.Server != "" && !r.Cluster && r.
 // rows is the rows of one round at rowBytes a row.
 func (r redisOptions) rows(rowBytes int64) int { return max(r.MinRows, int(r.Bytes/rowBytes)) }
 
+// diskOptions shape measurement 9. It runs over the directory of the
+// store file StorePath, or with none over a temporary directory.
+type diskOptions struct {
+	// StorePath is a store file ([blob] and [disk]) naming the directory.
+	StorePath string
+	RowSizes  []int64
+	// Bytes is about what one round moves each way: Bytes/row size rows,
+	// and at least MinRows.
+	Bytes   int64
+	MinRows int
+	// ViewRows is the rows of one submitted view.
+	ViewRows int
+	// LookupNames is the names of the lookup case (a multiple of 4; the
+	// layout is lookupLayout's), asked in blocks of about Lookup.Block.
+	LookupNames int
+}
+
+// rows is the rows of one round at rowBytes a row.
+func (d diskOptions) rows(rowBytes int64) int { return max(d.MinRows, int(d.Bytes/rowBytes)) }
+
 // Bounds of measurement 6's settings.
 const (
 	maxLookupNames  = 1 << 16
@@ -223,11 +248,15 @@ func Defaults() Options {
 		Lookup:    lookupOptions{Sizes: []int{1, 256, 4096}, Block: 50 * time.Millisecond, ObjectBytes: 4 << 10},
 		Redis:     redisOptions{MaxMemory: 2 << 30, Beside: true, RowSizes: rowSizes, Bytes: 64 << 20, MinRows: 16, ViewRows: 64},
 		Node:      nodeOptions{Shapes: []int{256, 4096}, RowBytes: 4 << 10, Samples: 20, Workers: 2, ThroughputRowBytes: 1 << 20, ThroughputBytes: 128 << 20, ViewRows: 64},
+		Disk:      diskOptions{RowSizes: diskRowSizes, Bytes: 128 << 20, MinRows: 16, ViewRows: 64, LookupNames: 4096},
 	}
 }
 
 // rowSizes are the row sizes of measurements 4, 5 and 7.
 var rowSizes = []int64{64 << 10, 256 << 10, 1 << 20, 4 << 20}
+
+// diskRowSizes are the row sizes of measurement 9.
+var diskRowSizes = []int64{64 << 10, 256 << 10, 1 << 20}
 
 // Short returns settings for a quick look (the mage bench target): the
 // same shapes, fewer repetitions and samples, a few seconds each.
@@ -243,6 +272,7 @@ func Short() Options {
 	o.Redis.Bytes = 32 << 20
 	o.Node.Samples = 8
 	o.Node.ThroughputBytes = 32 << 20
+	o.Disk.Bytes = 32 << 20
 	return o
 }
 
@@ -276,7 +306,7 @@ func (o Options) Validate() error {
 	}
 	check(o.Reps > 0, "reps is %d, want > 0", o.Reps)
 	for _, m := range o.Only {
-		check(m >= SettleLatency && m <= Node, "no measurement %d (1–%d)", int(m), len(AllMeasurements))
+		check(m >= SettleLatency && m <= Disk, "no measurement %d (1–%d)", int(m), len(AllMeasurements))
 	}
 	s := o.Settle
 	check(s.Ticks > 0 && s.RowBytes > 0 && s.Latency >= 0 && s.Workers > 0 && s.RowsPerCall > 0 && s.BytesPerCall > 0,
@@ -314,8 +344,18 @@ func (o Options) Validate() error {
 	for _, rows := range nd.Shapes {
 		check(rows > 0 && rows <= maxNodeRows, "node: a shape of %d rows: want 1 to %d (a node's default max_rows)", rows, maxNodeRows)
 	}
+	dk := o.Disk
+	check(len(dk.RowSizes) > 0 && dk.Bytes > 0 && dk.MinRows > 0 && dk.ViewRows > 0, "disk settings out of range: %+v", dk)
+	for _, rs := range dk.RowSizes {
+		check(rs > 0 && rs <= maxDiskRow, "disk: row size %d must be > 0 and at most %d", rs, int64(maxDiskRow))
+	}
+	check(dk.LookupNames >= 4 && dk.LookupNames%4 == 0 && dk.LookupNames <= maxLookupNames,
+		"disk: lookup of %d names: want a multiple of 4 from 4 to %d", dk.LookupNames, maxLookupNames)
 	return errors.Join(errs...)
 }
+
+// maxDiskRow is measurement 9's largest row.
+const maxDiskRow = 1 << 30
 
 // maxNodeRows is the rows of one submission a node takes by default.
 const maxNodeRows = 8192

@@ -24,12 +24,20 @@ func TestDefaultsAndShortAreValid(t *testing.T) {
 		"64 MiB a direction, at least 16 rows")
 	assert.Equal(t, 16, r.rows(16<<20), "never fewer than 16 rows")
 	assert.Equal(t, roundtrip.Defaults().ViewRows, Defaults().Pool.RoundtripViewRows, "measurement 5's roundtrip-shaped views are the round trip's")
+	d := Defaults().Disk
+	assert.Equal(t, []int64{64 << 10, 256 << 10, 1 << 20}, d.RowSizes, "the issue's rows")
+	assert.Equal(t, d.RowSizes, Short().Disk.RowSizes, "the same shapes")
+	assert.Equal(t, 4096, d.LookupNames)
+	assert.Equal(t, []int{2048, 512, 128}, []int{d.rows(64 << 10), d.rows(256 << 10), d.rows(1 << 20)}, "128 MiB a direction")
 }
 
 func TestValidateNamesWhatIsWrong(t *testing.T) {
 	for want, edit := range map[string]func(*Options){
 		"reps is 0":                  func(o *Options) { o.Reps = 0 },
-		"no measurement 9 (1–8)":     func(o *Options) { o.Only = []Measurement{9} },
+		"no measurement 10 (1–9)":    func(o *Options) { o.Only = []Measurement{10} },
+		"disk settings out of range": func(o *Options) { o.Disk.ViewRows = 0 },
+		"disk: row size 0":           func(o *Options) { o.Disk.RowSizes = []int64{0} },
+		"disk: lookup of 6 names":    func(o *Options) { o.Disk.LookupNames = 6 },
 		"node settings out of range": func(o *Options) { o.Node.Samples = 0 },
 		"node: a shape of 9000 rows": func(o *Options) { o.Node.Shapes = []int{256, 9000} },
 		"settle settings":            func(o *Options) { o.Settle.Workers = 0 },
@@ -67,8 +75,12 @@ func TestRuns(t *testing.T) {
 	assert.Equal(t, "lookup", Lookup.String())
 	assert.Equal(t, "redis", Redis.String())
 	assert.Equal(t, "node", Node.String())
-	assert.Equal(t, Node, AllMeasurements[len(AllMeasurements)-1])
-	assert.Len(t, AllMeasurements, 8)
+	assert.Equal(t, "disk", Disk.String())
+	assert.Equal(t, Disk, AllMeasurements[len(AllMeasurements)-1])
+	assert.Len(t, AllMeasurements, 9)
+	for i, m := range AllMeasurements {
+		assert.Equal(t, Measurement(i+1), m, "numbered 1 to 9 in order")
+	}
 	assert.False(t, o.poolGiven())
 	o.Pool.StorePath = "store.toml"
 	assert.True(t, o.poolGiven())

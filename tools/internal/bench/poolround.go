@@ -108,6 +108,14 @@ func submitFrom(l *lender, dir contract.Direction, vs []contract.View, goroutine
 	return sum, errors.Join(errs...)
 }
 
+// timedCount is submitCount timed: the Ready rows, and the wall time
+// from the first submission to the last outcome.
+func timedCount(l *lender, dir contract.Direction, vs []contract.View) (int, time.Duration, error) {
+	start := time.Now()
+	n, err := submitCount(l, dir, vs)
+	return n, time.Since(start), err
+}
+
 // submitCount submits every view at once and counts the Ready rows
 // once every attempt has quiesced.
 func submitCount(l *lender, dir contract.Direction, vs []contract.View) (int, error) {

@@ -71,21 +71,53 @@ type redisBesideCase struct {
 // PartsSplit count kvshare's parts over the case's rounds, and those
 // whose rows lay on more than one node.
 type redisCase struct {
-	RowBytes        int64  `json:"row_bytes"`
-	Rows            int    `json:"rows"`
-	KvsharePutMBs   spread `json:"kvshare_put_mbs"`
-	KvshareGetMBs   spread `json:"kvshare_get_mbs"`
-	FloorPutMBs     spread `json:"floor_put_mbs"`
-	FloorGetMBs     spread `json:"floor_get_mbs"`
+	RowBytes int64 `json:"row_bytes"`
+	Rows     int   `json:"rows"`
+	sidesMBs
 	PlainPutMBs     spread `json:"plain_put_mbs"`
 	PlainGetMBs     spread `json:"plain_get_mbs"`
-	PutRatio        spread `json:"put_ratio"`
-	GetRatio        spread `json:"get_ratio"`
 	KvshareNotReady int    `json:"kvshare_not_ready"`
 	FloorNotReady   int    `json:"floor_not_ready"`
 	PlainNotReady   int    `json:"plain_not_ready"`
 	Parts           int64  `json:"parts,omitempty"`
 	PartsSplit      int64  `json:"parts_split,omitempty"`
+}
+
+// sidesMBs are kvshare's and its floor's MB/s each way, one figure a
+// repetition, and kvshare's over the floor's.
+type sidesMBs struct {
+	KvsharePutMBs spread `json:"kvshare_put_mbs"`
+	KvshareGetMBs spread `json:"kvshare_get_mbs"`
+	FloorPutMBs   spread `json:"floor_put_mbs"`
+	FloorGetMBs   spread `json:"floor_get_mbs"`
+	PutRatio      spread `json:"put_ratio"`
+	GetRatio      spread `json:"get_ratio"`
+}
+
+// mbsRounds gathers the rounds of kvshare and its floor at one row
+// size, a pair a repetition.
+type mbsRounds struct {
+	rowBytes                               int64
+	kvPut, kvGet, flPut, flGet, putR, getR []float64
+}
+
+// add counts one repetition's rounds (only Ready rows move bytes) and
+// returns kvshare's MB/s, put and get.
+func (m *mbsRounds) add(kv, fl poolRound) (kp, kg float64) {
+	kp, kg = mbs(int64(kv.putReady)*m.rowBytes, kv.put), mbs(int64(kv.getReady)*m.rowBytes, kv.get)
+	fp, fg := mbs(int64(fl.putReady)*m.rowBytes, fl.put), mbs(int64(fl.getReady)*m.rowBytes, fl.get)
+	m.kvPut, m.kvGet, m.flPut, m.flGet = append(m.kvPut, kp), append(m.kvGet, kg), append(m.flPut, fp), append(m.flGet, fg)
+	m.putR, m.getR = append(m.putR, ratio(kp, fp)), append(m.getR, ratio(kg, fg))
+	return kp, kg
+}
+
+// spreads summarises the repetitions.
+func (m *mbsRounds) spreads() sidesMBs {
+	return sidesMBs{
+		KvsharePutMBs: spreadOf(m.kvPut), KvshareGetMBs: spreadOf(m.kvGet),
+		FloorPutMBs: spreadOf(m.flPut), FloorGetMBs: spreadOf(m.flGet),
+		PutRatio: spreadOf(m.putR), GetRatio: spreadOf(m.getR),
+	}
 }
 
 // mbs is bytes over d, in 10⁶ bytes per second.
@@ -164,7 +196,8 @@ func (r *redisRig) rowSize(ctx context.Context, ri int, rowBytes int64, step fun
 	}
 	parts, split := r.parts()
 	bparts, bsplit := r.beside.parts()
-	var kvPut, kvGet, flPut, flGet, plPut, plGet, putR, getR, clPut, clGet, clPutR, clGetR []float64
+	sides := mbsRounds{rowBytes: rowBytes}
+	var plPut, plGet, clPut, clGet, clPutR, clGetR []float64
 	for rep := range r.o.Reps {
 		if err := ctx.Err(); err != nil {
 			return c, bc, err
@@ -190,12 +223,9 @@ func (r *redisRig) rowSize(ctx context.Context, ri int, rowBytes int64, step fun
 		c.KvshareNotReady += 2*n - kv.putReady - kv.getReady
 		c.FloorNotReady += 2*n - fl.putReady - fl.getReady
 		c.PlainNotReady += 2*n - pl.putReady - pl.getReady
-		kp, kg := mbs(int64(kv.putReady)*rowBytes, kv.put), mbs(int64(kv.getReady)*rowBytes, kv.get)
-		fp, fg := mbs(int64(fl.putReady)*rowBytes, fl.put), mbs(int64(fl.getReady)*rowBytes, fl.get)
-		kvPut, kvGet, flPut, flGet = append(kvPut, kp), append(kvGet, kg), append(flPut, fp), append(flGet, fg)
+		kp, kg := sides.add(kv, fl)
 		plPut = append(plPut, mbs(int64(pl.putReady)*rowBytes, pl.put))
 		plGet = append(plGet, mbs(int64(pl.getReady)*rowBytes, pl.get))
-		putR, getR = append(putR, ratio(kp, fp)), append(getR, ratio(kg, fg))
 		if r.beside != nil {
 			bc.NotReady += 2*n - cl.putReady - cl.getReady
 			cp, cg := mbs(int64(cl.putReady)*rowBytes, cl.put), mbs(int64(cl.getReady)*rowBytes, cl.get)
@@ -203,10 +233,8 @@ func (r *redisRig) rowSize(ctx context.Context, ri int, rowBytes int64, step fun
 			clPutR, clGetR = append(clPutR, ratio(cp, kp)), append(clGetR, ratio(cg, kg))
 		}
 	}
-	c.KvsharePutMBs, c.KvshareGetMBs = spreadOf(kvPut), spreadOf(kvGet)
-	c.FloorPutMBs, c.FloorGetMBs = spreadOf(flPut), spreadOf(flGet)
+	c.sidesMBs = sides.spreads()
 	c.PlainPutMBs, c.PlainGetMBs = spreadOf(plPut), spreadOf(plGet)
-	c.PutRatio, c.GetRatio = spreadOf(putR), spreadOf(getR)
 	if r.raw.cluster() {
 		p, sp := r.parts()
 		c.Parts, c.PartsSplit = p-parts, sp-split
@@ -233,15 +261,10 @@ func (r *redisRig) kvshareRound(ri, round, n int) (poolRound, error) {
 	for i := range vs {
 		vs[i].Groups[0].Region = ri
 	}
-	start := time.Now()
-	pr.putReady, err = submitCount(r.kv, contract.PutDir, vs)
-	pr.put = time.Since(start)
-	if err != nil {
+	if pr.putReady, pr.put, err = timedCount(r.kv, contract.PutDir, vs); err != nil {
 		return pr, err
 	}
-	start = time.Now()
-	pr.getReady, err = submitCount(r.kv, contract.GetDir, vs)
-	pr.get = time.Since(start)
+	pr.getReady, pr.get, err = timedCount(r.kv, contract.GetDir, vs)
 	return pr, errors.Join(err, r.remove(ks, pr.putReady))
 }
 

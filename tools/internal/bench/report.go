@@ -16,6 +16,7 @@ type Report struct {
 	Lookup   *lookupReport    `json:"lookup,omitempty"`
 	Redis    *redisReport     `json:"redis,omitempty"`
 	Node     *nodeReport      `json:"node,omitempty"`
+	Disk     *diskReport      `json:"disk,omitempty"`
 	Goals    []goal           `json:"goals"`
 }
 
@@ -49,17 +50,19 @@ const (
 	// rowBytesTarget is "~0 B a row": the outcome's Delivered slice, a
 	// bool a row that the caller keeps, is the one byte a row no backend
 	// can avoid; the rest must round to nothing.
-	rowBytesTarget  = 2
-	bandwidthTarget = 0.8     // kvshare's round trip over the copy floor's
-	publishTarget   = 0.9     // kvshare's publish over the floor's copy in
-	evictTarget     = 1 / 1.2 // a publish whose every put evicts over a plain one: a put that evicts costs at most 1.2×
-	poolTarget95    = 0.95    // kvshare's GB/s over the raw loop's
-	poolTarget90    = 0.90    // the roundtrip-shaped case's GB/s over the large-call floor's
-	lookupTarget    = 1.10    // kvshare's time a lookup over the same store calls'
-	lookupNsTarget  = 100     // kvshare's ns a name asked, over memdrv
-	redisTarget90   = 0.90    // kvshare's MB/s over the raw pipelined loop's, over Redis
-	nodeAddedTarget = 1.5     // the node's added p50 latency over the socket floor's p50 round trip
-	nodeRateTarget  = 0.9     // the node's round-trip rate over the in-process one's
+	rowBytesTarget   = 2
+	bandwidthTarget  = 0.8     // kvshare's round trip over the copy floor's
+	publishTarget    = 0.9     // kvshare's publish over the floor's copy in
+	evictTarget      = 1 / 1.2 // a publish whose every put evicts over a plain one: a put that evicts costs at most 1.2×
+	poolTarget95     = 0.95    // kvshare's GB/s over the raw loop's
+	poolTarget90     = 0.90    // the roundtrip-shaped case's GB/s over the large-call floor's
+	lookupTarget     = 1.10    // kvshare's time a lookup over the same store calls'
+	lookupNsTarget   = 100     // kvshare's ns a name asked, over memdrv
+	redisTarget90    = 0.90    // kvshare's MB/s over the raw pipelined loop's, over Redis
+	nodeAddedTarget  = 1.5     // the node's added p50 latency over the socket floor's p50 round trip
+	nodeRateTarget   = 0.9     // the node's round-trip rate over the in-process one's
+	diskTarget90     = 0.90    // kvshare's MB/s over raw pwrite/pread's, over the disk tier
+	diskLookupAtMost = 1.0     // kvshare's time a lookup over a stat of every object file's
 )
 
 // judge lists every goal the report's measurements bear on.
@@ -132,6 +135,16 @@ func (r *Report) judge() {
 				r.Goals = append(r.Goals, newGoal(Node, size(c.RowBytes)+" rows over the real pool: put GB/s through the node / in-process", c.PutRatio, nodeRateTarget, false))
 				r.Goals = append(r.Goals, newGoal(Node, size(c.RowBytes)+" rows over the real pool: get GB/s through the node / in-process", c.GetRatio, nodeRateTarget, false))
 			}
+		}
+	}
+	if d := r.Disk; d != nil {
+		for _, c := range d.Cases {
+			r.Goals = append(r.Goals, newGoal(Disk, size(c.RowBytes)+" rows on disk: publish MB/s / open + pwrite's", c.PutRatio, diskTarget90, false))
+			r.Goals = append(r.Goals, newGoal(Disk, size(c.RowBytes)+" rows on disk: fetch MB/s / open + pread's, page cache dropped", c.GetRatio, diskTarget90, false))
+		}
+		for _, c := range d.Lookup {
+			what := fmt.Sprintf("lookup over the disk tier, %d names, %s: kvshare / a stat of each object file", c.Names, c.Mode)
+			r.Goals = append(r.Goals, newGoal(Disk, what, c.Ratio, diskLookupAtMost, true))
 		}
 	}
 	if l := r.Lookup; l != nil {

@@ -21,8 +21,8 @@ const skippedRedis = "skipped: no Redis server given (--store redis.toml, or --r
 
 // Run runs the measurements o asks for, in order, and judges every
 // goal. logger (nil: a discarding one) receives the Mooncake SDK's and
-// the pool's records in measurements 5 and 6, and a started Redis
-// server's in 7. An error means a measurement
+// the pool's records in measurements 5 and 6, a started Redis
+// server's in 7, and the disk store's in 9. An error means a measurement
 // could not run to the end (a row that never came back, a pool that
 // would not start); what ran before is in the report.
 func Run(ctx context.Context, o Options, progress Progress, logger *slog.Logger) (*Report, error) {
@@ -123,6 +123,11 @@ func Run(ctx context.Context, o Options, progress Progress, logger *slog.Logger)
 			return rep, err
 		}
 	}
+	if o.runs(Disk) {
+		if rep.Disk, err = measureDisk(ctx, o, step, logger); err != nil {
+			return rep, err
+		}
+	}
 	return rep, nil
 }
 
@@ -162,6 +167,11 @@ func units(o Options) int {
 		if o.poolGiven() {
 			n += 1 + o.Reps*len(o.Pool.RowSizes) // and opening the pool
 		}
+	}
+	if o.runs(Disk) {
+		// Opening; per row size a warming round and the repetitions; the
+		// lookup's two modes.
+		n += 1 + len(o.Disk.RowSizes)*(1+o.Reps) + 2*o.Reps
 	}
 	return n
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// One tiny run of measurements 1–4 and 6 (and 5's and 7's skip lines), shared by
+// One tiny run of measurements 1–4, 6, 8 and 9 (and 5's and 7's skip lines), shared by
 // the tests that read a whole report.
 func tinyReport(t *testing.T) *Report {
 	t.Helper()
@@ -44,12 +44,14 @@ func TestRunMeasuresAllButFiveAndSevenAndSaysWhyNot(t *testing.T) {
 	assert.Positive(t, rep.Machine.CPUs)
 	assert.NotEmpty(t, rep.Machine.GoVersion)
 
-	// Every goal of 1–4 and 6: 6 settle cases, 2 loop, 2×2 row cpu, 2
+	// Every goal of 1–4, 6, 8 and 9: 6 settle cases, 2 loop, 2×2 row cpu, 2
 	// sizes × (round trip, publish, evicting publish); 6: 2 sizes × 2
 	// modes over memdrv (ratio and ns a name) and over the fake SDK
 	// (ratio); 8: 2 shapes × 2 directions of added latency, and the
-	// throughput.
-	assert.Len(t, rep.Goals, 6+2+4+2*3+2*2*2+2*2+2*2+1)
+	// throughput; 9: 2 sizes × 2 ways, and 2 lookup modes.
+	assert.Len(t, rep.Goals, 6+2+4+2*3+2*2*2+2*2+2*2+1+2*2+2)
+	require.NotNil(t, rep.Disk)
+	assert.Len(t, rep.Disk.Cases, 2)
 	for _, c := range rep.Band.Cases {
 		assert.Positive(t, c.KvshareEvictingGBs.Median, "a publish into the full store, every put evicting")
 		assert.Equal(t, 2, c.EvictingRatio.N, "one figure per repetition")

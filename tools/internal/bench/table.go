@@ -39,6 +39,9 @@ func WriteTable(w io.Writer, r *Report) {
 	if n := r.Node; n != nil {
 		writeNode(w, n)
 	}
+	if d := r.Disk; d != nil {
+		writeDisk(w, d)
+	}
 	writeGoals(w, r.Goals)
 }
 
