@@ -21,20 +21,21 @@ var ErrRegionBusy = errors.New("region busy")
 // [contract.Recycler] over a [Store]. Every method is safe for
 // concurrent use.
 type Driver struct {
-	store   Store
-	looker  Looker     // nil: the store cannot look
-	keeper  Registrar  // nil: the store needs no registration
-	teardwn Teardown   // nil: the store cannot tear down
-	closer  Closer     // nil: nothing to free at Close
-	keyChk  KeyChecker // nil: every key goes
-	caps    contract.Capabilities
-	name    string
-	workers int
-	rows    int   // rows per store call
-	bytes   int64 // bytes per store call (0: no bound)
-	join    bool  // Options.JoinCalls
-	lookCap int   // Options.LookupsInStore
-	log     *slog.Logger
+	store    Store
+	looker   Looker     // nil: the store cannot look
+	keeper   Registrar  // nil: the store needs no registration
+	teardwn  Teardown   // nil: the store cannot tear down
+	closer   Closer     // nil: nothing to free at Close
+	keyChk   KeyChecker // nil: every key goes
+	counting Counting   // nil: no counters of its own
+	caps     contract.Capabilities
+	name     string
+	workers  int
+	rows     int   // rows per store call
+	bytes    int64 // bytes per store call (0: no bound)
+	join     bool  // Options.JoinCalls
+	lookCap  int   // Options.LookupsInStore
+	log      *slog.Logger
 	// tally is the join's count of the group it builds, guarded by the
 	// pool's lock (see joins).
 	tally tally
@@ -130,6 +131,7 @@ func New(s Store, o Options) *Driver {
 	d.teardwn, _ = s.(Teardown)
 	d.closer, _ = s.(Closer)
 	d.keyChk, _ = s.(KeyChecker)
+	d.counting, _ = s.(Counting)
 	if o.GetsFirst {
 		d.startPool(o.CallsInFlight)
 	}

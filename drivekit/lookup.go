@@ -2,6 +2,7 @@ package drivekit
 
 import (
 	"context"
+	"fmt"
 	"hash/maphash"
 	"sync"
 	"unsafe"
@@ -174,7 +175,7 @@ func (q *query) build(d *Driver, b contract.LookupBatch) error {
 		k := q.buf[start:]
 		if d.keyChk != nil {
 			if err := d.keyChk.CheckKey(unsafe.String(unsafe.SliceData(k), len(k))); err != nil {
-				return d.refusal("lookup", "name %d: %v", i, err)
+				return fmt.Errorf("%w: %s: lookup: name %d: %w", contract.ErrDriverRejected, d.name, i, err)
 			}
 		}
 		h := maphash.Bytes(q.seed, k)

@@ -33,8 +33,8 @@ type Stats struct {
 	// and RowsRecycled the Unprovable operations, and their rows, whose
 	// access they ended.
 	Recycles, OpsRecycled, RowsRecycled int64
-	// Lookups counts lookups asked of the store, LookupNames their
-	// names, LookupsAbandoned those whose context ended while the store
+	// Lookups counts lookups admitted (those answered InFlight or
+	// refused without asking the store too), LookupNames their names, LookupsAbandoned those whose context ended while the store
 	// held them (the names answered Unknown); LookupsInStore is the
 	// lookups inside the store now; LookupsRefused those answered
 	// Unknown at once because [Options.LookupsInStore] were inside it.
@@ -54,4 +54,17 @@ func (d *Driver) Stats() Stats {
 		s.RowsUnprovable += int64(len(op.rows))
 	}
 	return s
+}
+
+// Name returns the driver's name ([Options.Name]): the store metrics
+// name it by.
+func (d *Driver) Name() string { return d.name }
+
+// Counters appends the store's own counters ([Counting]) to dst; a
+// store without them appends none.
+func (d *Driver) Counters(dst []Counter) []Counter {
+	if d.counting == nil {
+		return dst
+	}
+	return d.counting.Counters(dst)
 }

@@ -163,3 +163,23 @@ type Teardown interface {
 	// nothing was torn down, no access ends.
 	Teardown(ctx context.Context, rs []contract.SlotRegion) error
 }
+
+// Counting is the optional interface of a [Store] with counters of its
+// own, which metrics export beside the kit's [Stats] under the store's
+// name ([Driver.Counters]).
+type Counting interface {
+	// Counters appends the store's counters, in an order that does not
+	// change, to dst.
+	Counters(dst []Counter) []Counter
+}
+
+// Counter is one of a store's own counters: a total since the driver
+// was made, or, when Level is set, a level now (it may fall).
+type Counter struct {
+	// Name is the counter's name within its store, lower case with
+	// underscores ("keys_left_open"); Unit its unit in UCUM's braces
+	// ("{key}"); Description one sentence.
+	Name, Unit, Description string
+	Level                   bool
+	Value                   int64
+}
