@@ -18,29 +18,32 @@ import (
 // (see [Looker]) and the kit answers InFlight for every key a put of
 // this driver is writing, from its admission until its row is final,
 // unless the store failed to answer it (Unknown). A store whose lookup
-// may block is asked on a goroutine of the kit's with the kit's own copy
-// of the keys: when ctx ends first, the names read Unknown and the call
-// is abandoned; it stays inside the store (Drain answers false, Close is
-// refused) until the store answers, and owns nothing but its copy.
+// may block is asked on a goroutine of the kit's, which owns the kit's
+// copy of the keys: when ctx ends first, the names read Unknown and the
+// call is abandoned; it stays inside the store (Drain answers false,
+// Close is refused) until the store answers, and owns nothing but its
+// copy.
 func (d *Driver) Lookup(ctx context.Context, b contract.LookupBatch, dst []contract.Presence) ([]contract.Presence, error) {
 	dst = dst[:0]
 	if d.looker == nil {
 		return dst, d.refusal("lookup", "the store cannot look")
 	}
 	q := queries.Get().(*query)
-	defer queries.Put(q)
 	if err := q.build(d, b); err != nil {
+		queries.Put(q)
 		return dst, err
 	}
 	d.mu.Lock()
 	if err := d.usableLocked("lookup"); err != nil {
 		d.mu.Unlock()
+		queries.Put(q)
 		return dst, err
 	}
 	d.stats.Lookups++
 	d.stats.LookupNames += int64(len(b.Names))
 	if d.allOwnWritesLocked(q.keys) { // nothing to ask the store
 		d.mu.Unlock()
+		queries.Put(q)
 		for range b.Names {
 			dst = append(dst, contract.InFlight)
 		}
@@ -49,6 +52,7 @@ func (d *Driver) Lookup(ctx context.Context, b contract.LookupBatch, dst []contr
 	if d.lookCap > 0 && d.lookups.inside >= d.lookCap {
 		d.stats.LookupsRefused++
 		d.mu.Unlock()
+		queries.Put(q)
 		for range b.Names {
 			dst = append(dst, contract.Unknown)
 		}
@@ -63,33 +67,54 @@ func (d *Driver) Lookup(ctx context.Context, b contract.LookupBatch, dst []contr
 		d.ownWritesLocked(q.keys, dst)
 		d.leaveLocked()
 		d.mu.Unlock()
+		queries.Put(q)
 		return dst, nil
 	}
 	// The store may block: the call waits inside it on a goroutine of
-	// its own, with a copy of the keys (an abandoned one outlives this
-	// call).
-	held := q.copyKeys()
-	done := make(chan []contract.Presence, 1)
-	go func() {
-		got := d.looker.Look(context.WithoutCancel(ctx), held, nil)
-		d.mu.Lock()
-		d.ownWritesLocked(held, got)
-		d.leaveLocked()
-		d.mu.Unlock()
-		done <- got
-	}()
+	// its own, which owns q from now on (an abandoned call outlives this
+	// one): whichever of the two is done with q last gives it back.
+	q.done = make(chan struct{}, 1) // per call: a pooled channel could cross synctest bubbles
+	go d.lookAside(ctx, q)
 	select {
-	case got := <-done:
-		return append(dst, got...), nil
+	case <-q.done:
+		dst = append(dst, q.got...)
+		queries.Put(q)
+		return dst, nil
 	case <-ctx.Done():
-		d.mu.Lock()
-		d.stats.LookupsAbandoned++
+	}
+	d.mu.Lock()
+	if q.finished { // answered meanwhile: its answer is on the way
 		d.mu.Unlock()
-		for range b.Names {
-			dst = append(dst, contract.Unknown)
-		}
+		<-q.done
+		dst = append(dst, q.got...)
+		queries.Put(q)
 		return dst, nil
 	}
+	q.abandoned = true
+	d.stats.LookupsAbandoned++
+	d.mu.Unlock()
+	for range b.Names {
+		dst = append(dst, contract.Unknown)
+	}
+	return dst, nil
+}
+
+// lookAside asks the store on a goroutine of the kit's and hands the
+// answer to the lookup waiting for it, or gives q back if it was
+// abandoned.
+func (d *Driver) lookAside(ctx context.Context, q *query) {
+	q.got = d.looker.Look(context.WithoutCancel(ctx), q.keys, q.got[:0])
+	d.mu.Lock()
+	d.ownWritesLocked(q.keys, q.got)
+	d.leaveLocked()
+	q.finished = true
+	abandoned := q.abandoned
+	d.mu.Unlock()
+	if abandoned {
+		queries.Put(q)
+		return
+	}
+	q.done <- struct{}{}
 }
 
 // ownWritesLocked answers InFlight for every key a put of this driver
@@ -155,9 +180,17 @@ type query struct {
 	keys [][]byte       // over buf
 	seen map[uint64]int // key hash → first name, for the repeat check
 	seed maphash.Seed
+	// For a lookup asked aside (see lookAside): its answer, a signal
+	// that it is there, and, under the driver's lock, whether the store
+	// answered and whether the lookup stopped waiting.
+	got                 []contract.Presence
+	done                chan struct{}
+	finished, abandoned bool
 }
 
-var queries = sync.Pool{New: func() any { return &query{seen: map[uint64]int{}, seed: maphash.MakeSeed()} }}
+var queries = sync.Pool{New: func() any {
+	return &query{seen: map[uint64]int{}, seed: maphash.MakeSeed()}
+}}
 
 // build packs the batch's keys, refusing what Lookup refuses.
 func (q *query) build(d *Driver, b contract.LookupBatch) error {
@@ -165,6 +198,7 @@ func (q *query) build(d *Driver, b contract.LookupBatch) error {
 		return d.refusal("lookup", "no key maker")
 	}
 	q.buf, q.ends, q.keys = q.buf[:0], q.ends[:0], q.keys[:0]
+	q.finished, q.abandoned = false, false
 	clear(q.seen)
 	for i, name := range b.Names {
 		if len(name) == 0 || b.Keys.KeyLen(len(name)) == 0 {
@@ -200,16 +234,4 @@ func (q *query) key(i int) []byte {
 		start = q.ends[i-1]
 	}
 	return q.buf[start:q.ends[i]]
-}
-
-// copyKeys returns the keys in a buffer of their own.
-func (q *query) copyKeys() [][]byte {
-	buf := append([]byte(nil), q.buf...)
-	keys := make([][]byte, len(q.keys))
-	start := 0
-	for i, k := range q.keys {
-		keys[i] = buf[start : start+len(k) : start+len(k)]
-		start += len(k)
-	}
-	return keys
 }
