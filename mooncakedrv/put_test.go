@@ -3,6 +3,7 @@ package mooncakedrv
 import (
 	"bytes"
 	"context"
+	"github.com/kvshare/kvshare/drivekit"
 	"log/slog"
 	"testing"
 
@@ -123,6 +124,14 @@ func TestAKeyLeftOpenIsNeverPutAgain(t *testing.T) {
 	s := r.drv.Stats()
 	assert.EqualValues(t, 1, s.KeysLeftOpen)
 	assert.EqualValues(t, 1, s.RowsDeclinedLeftOpen)
+	counters := map[string]drivekit.Counter{}
+	for _, c := range r.drv.Counters(nil) {
+		counters[c.Name] = c
+	}
+	assert.Equal(t, s.KeysLeftOpen, counters["keys_left_open"].Value, "the metrics read the same ledger")
+	assert.True(t, counters["keys_left_open"].Level)
+	assert.Equal(t, s.RowsDeclinedLeftOpen, counters["rows_declined_left_open"].Value)
+	assert.Equal(t, s.Calls, counters["sdk_calls"].Value)
 	assert.Equal(t, puts+1, r.store.Calls().Put, "one put call, for the other row only")
 	_, stored := r.store.Object(r.key("k"))
 	assert.False(t, stored, "the key left open was not put")

@@ -1,6 +1,9 @@
 package mooncakedrv
 
-import "github.com/kvshare/kvshare/contract"
+import (
+	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/drivekit"
+)
 
 // Stats is a snapshot of a driver's counters, totals since New unless
 // they say "now".
@@ -66,4 +69,26 @@ func (d *Driver) Stats() Stats {
 		Lookups:     k.Lookups, LookupNames: k.LookupNames, LookupsAbandoned: k.LookupsAbandoned,
 		LookupsRefused: k.LookupsRefused, LookupsInStore: k.LookupsInStore,
 	}
+}
+
+// Counters is the store's own counters, for metrics beside the kit's
+// (drivekit.Counting): the ledger of keys left open, and the SDK calls.
+func (s *store) Counters(dst []drivekit.Counter) []drivekit.Counter {
+	s.mu.Lock()
+	c, open := s.counts, int64(s.ledger.len())
+	s.mu.Unlock()
+	return append(dst,
+		drivekit.Counter{Name: "keys_left_open", Unit: "{key}", Level: true, Value: open,
+			Description: "Keys left open (a put answered RPC_FAIL, RPC_TIMEOUT or INTERNAL_ERROR): the driver never puts them again."},
+		drivekit.Counter{Name: "rows_declined_left_open", Unit: "{row}", Value: c.rowsDeclinedLeftOpen,
+			Description: "Put rows declined because their key was left open and holds no complete object."},
+		drivekit.Counter{Name: "sdk_calls", Unit: "{call}", Value: c.calls,
+			Description: "Batch calls into Mooncake's C ABI (a put makes two: put-from and its exists-check)."},
+		drivekit.Counter{Name: "sdk_panics", Unit: "{panic}", Value: c.panics,
+			Description: "Panics recovered around Mooncake's C ABI."},
+		drivekit.Counter{Name: "sdk_calls_shared", Unit: "{call}", Value: c.callsShared,
+			Description: "Batch calls that carried the rows of more than one part (parts queued behind busy workers)."},
+		drivekit.Counter{Name: "parts_unprovable_shared", Unit: "{part}", Value: c.partsUnprovableShared,
+			Description: "Parts whose access a shared call made unprovable though no answer for their own rows did."},
+	)
 }

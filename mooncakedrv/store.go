@@ -40,6 +40,7 @@ var (
 	_ drivekit.Teardown   = (*store)(nil)
 	_ drivekit.Closer     = (*store)(nil)
 	_ drivekit.KeyChecker = (*store)(nil)
+	_ drivekit.Counting   = (*store)(nil)
 )
 
 // current returns the client now.
