@@ -22,6 +22,52 @@ func (c *Call) fill(parts []part) {
 		}
 	}
 	c.Ends = grow(c.Ends, len(c.Keys))
+	c.settled = grow(c.settled, len(c.Keys))
+	c.filled = append(c.filled[:0], parts...)
+}
+
+// Settle records the ends of rows of the call now, before Transfer
+// returns: the store is done with those rows' memory and their Ends in
+// c.Ends are final (they must not change after). Their operations'
+// callbacks run before Settle returns; access still ends only once
+// Transfer returned. A store whose answers for one call come at
+// different times (a cluster's nodes) settles each row as its answer
+// comes, so a slow node holds up no other's verdicts; Transfer's return
+// settles the rest. Call it only while Transfer runs. Safe for
+// concurrent use within the call; a row
+// settled twice is recorded once.
+func (c *Call) Settle(rows ...int) {
+	d := c.d
+	var told [4]*operation
+	n := 0
+	d.mu.Lock()
+	for _, i := range rows {
+		if c.settled[i] {
+			continue
+		}
+		c.settled[i] = true
+		p, row := c.rowOf(i)
+		d.recordLocked(p.op, row, c.Ends[i], c.OwnWrite[i])
+		if n < len(told) && (n == 0 || told[n-1] != p.op) {
+			told[n] = p.op
+			n++
+		}
+	}
+	d.mu.Unlock()
+	for _, op := range told[:n] {
+		d.callOnChange(op)
+	}
+}
+
+// rowOf returns the part of row i of the call, and its row in the
+// part's operation.
+func (c *Call) rowOf(i int) (part, int) {
+	j := len(c.Parts) - 1
+	for c.Parts[j] > i {
+		j--
+	}
+	p := c.filled[j]
+	return p, p.lo + i - c.Parts[j]
 }
 
 // clear drops what c refers to of callers' batches once the call is
@@ -29,7 +75,8 @@ func (c *Call) fill(parts []part) {
 func (c *Call) clear() {
 	clear(c.Keys)
 	clear(c.Rows)
-	c.Keys, c.Rows, c.Hint, c.cancelled = c.Keys[:0], c.Rows[:0], nil, nil
+	clear(c.filled)
+	c.Keys, c.Rows, c.Hint, c.cancelled, c.filled = c.Keys[:0], c.Rows[:0], nil, nil, c.filled[:0]
 }
 
 // apart reorders group, in place, into the parts that may share one

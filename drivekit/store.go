@@ -52,6 +52,9 @@ type Call struct {
 	cancelled <-chan struct{}
 	group     []part              // the parts a worker took, its scratch
 	seen      map[string]struct{} // apart's scratch
+	d         *Driver
+	filled    []part // the parts of the call, in order
+	settled   []bool // rows recorded by Settle, under the driver's lock
 }
 
 // Shared reports whether the call carries rows of more than one part

@@ -115,6 +115,7 @@ func (d *Driver) unqueuePutLocked(key string) {
 // few as their keys allow (see apart), each recorded and reported
 // before the next.
 func (d *Driver) runGroup(group []part, c *Call) {
+	c.d = d
 	for rest := group; len(rest) > 0; {
 		var now []part
 		now, rest = c.apart(rest)
@@ -139,18 +140,12 @@ func (d *Driver) run(parts []part, c *Call) {
 	for _, p := range parts {
 		op := p.op
 		broke := false
-		for row := p.lo; row < p.hi; row++ {
+		for row := p.lo; row < p.hi; row, k = row+1, k+1 {
 			e := c.Ends[k]
-			if op.dir == contract.PutDir && !c.OwnWrite[k] {
-				delete(d.writing, op.keys[row])
-			}
-			k++
-			if !e.Status.Final() {
-				e.Status = contract.Fault
-			}
-			op.finalLocked(row, e.Status)
-			op.unprovable = op.unprovable || e.Unprovable
 			broke = broke || e.Broke
+			if !c.settled[k] {
+				d.recordLocked(op, row, e, c.OwnWrite[k])
+			}
 		}
 		if broke {
 			op.cancelUntakenLocked(contract.Fault)
@@ -166,6 +161,20 @@ func (d *Driver) run(parts []part, c *Call) {
 		}
 	}
 	c.clear()
+}
+
+// recordLocked records the end e of row of op, taken by a worker: its
+// key no longer being written (unless the row was an own write), its
+// final status (Fault when e's is not final), its proof.
+func (d *Driver) recordLocked(op *operation, row int, e End, own bool) {
+	if op.dir == contract.PutDir && !own {
+		delete(d.writing, op.keys[row])
+	}
+	if !e.Status.Final() {
+		e.Status = contract.Fault
+	}
+	op.finalLocked(row, e.Status)
+	op.unprovable = op.unprovable || e.Unprovable
 }
 
 // transfer runs the store call, turning a panic inside it into a Fault
