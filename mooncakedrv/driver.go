@@ -24,12 +24,6 @@ type Driver struct {
 	cfg   Config // with its defaults
 }
 
-var (
-	_ contract.Driver   = (*Driver)(nil)
-	_ contract.Looker   = (*Driver)(nil)
-	_ contract.Recycler = (*Driver)(nil)
-)
-
 // New returns a driver over client, which it owns from now on: Close
 // destroys it. It starts the driver's worker pool, which a Drain that
 // returns true stops. A bad config is an error wrapping [ErrConfig]; the

@@ -56,7 +56,7 @@ func clusterSubject(t *testing.T, c *cluster, cfg Config, drivers *[]*Driver) fu
 					p.FailOn(redistest.Command("GET", keys...), "kvshare test: the read failed")
 				}
 			},
-			Pause:       func() func() { return d.pool.Pause() },
+			Pause:       func() func() { return d.Pause() },
 			HoldLookups: func(keys ...string) conformance.Gate { return holdOn(ps, redistest.Command("EXISTS", keys...)) },
 			FailLookups: func(keys ...string) {
 				for _, p := range ps {

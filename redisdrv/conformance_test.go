@@ -84,7 +84,7 @@ func realSubject(t *testing.T, s *server, cfg Config) func() (*conformance.Subje
 			FailReads: func(keys ...string) {
 				p.FailOn(redistest.Command("GET", keys...), "kvshare test: the read failed")
 			},
-			Pause:       func() func() { return d.pool.Pause() },
+			Pause:       func() func() { return d.Pause() },
 			HoldLookups: func(keys ...string) conformance.Gate { return p.HoldReplies(redistest.Command("EXISTS", keys...)) },
 			FailLookups: func(keys ...string) {
 				p.FailOn(redistest.Command("EXISTS", keys...), "kvshare test: the lookup failed")

@@ -6,12 +6,19 @@
 // seed addresses. Subpackage redistest starts loopback servers and
 // clusters, and proxies in front of them, for tests.
 //
+// The driver is the driver kit (package drivekit) over the store calls
+// of this package: the kit keeps the contract's machinery (admission,
+// parts, workers, Cancel, Drain, Close's guards, registrations, the
+// lookup budget, Recycle and the counters), and this package what is
+// Redis's: the pipelines, the cluster routing (the slot map, MOVED and
+// ASK), the verdict table and the resend rule.
+//
 // It declares Put, Get, Cancel, AbsentIsMiss and LookupInFlight; host
 // memory only; one span per row; no hints; no row cap of its own. Every
 // admitted call is cut into parts of at most RowsPerCall rows and
 // BytesPerCall bytes (a larger row goes alone), each run by a fixed pool
-// of Workers goroutines (package scheduler: gets first) as one pipeline
-// on a connection of its own, bounded by the call timeout.
+// of Workers goroutines (gets first) as one pipeline on a connection of
+// its own, bounded by the call timeout.
 //
 // Verdicts:
 //
@@ -33,16 +40,35 @@
 // final answer gives. How the slot map is kept: docs/design.md ("A
 // Redis Cluster").
 //
-// Access ends when the part's round trips returned (on its worker, and on a
-// cluster on the goroutines the worker waits for): for a put, the client
-// wrote and flushed the whole pipeline before DoMultiStream returned and
-// reads the spans nowhere else; for a get, the spans are written only inside
-// WriteTo, which that goroutine called for every reply. A timeout or a lost
-// connection ends the access too. A pipeline whose pooled connection closed
-// before its first reply goes again, within the part's time, at most once for
-// each connection its workers can hold of the pool. A panic inside the client
-// makes every row of the part Fault and the access Unprovable, for good: its
-// region stays registered, Drain answers false and Close is refused.
+// Access ends when the part's round trips returned (on its worker, and
+// on a cluster on the goroutines the worker waits for): for a put, the
+// client wrote and flushed the whole pipeline before DoMultiStream
+// returned and reads the spans nowhere else; for a get, the spans are
+// written only inside WriteTo, which that goroutine called for every
+// reply. A timeout or a lost connection ends the access too. On a
+// cluster, each node's rows are settled as soon as its pipeline
+// returned, so a slow node holds up no other's verdicts. A pipeline
+// whose pooled connection closed before its first reply goes again,
+// within the part's time, at most once for each connection its workers
+// can hold of the pool. A panic inside the client makes every row of the
+// part Fault and the access Unprovable, for good: its region stays
+// registered, Drain answers false and Close is refused.
+//
+// Recycle ([contract.Recycler]) is the kit's without a teardown: every
+// store call's access ends when it returns, so there is nothing to tear
+// down. It waits for the calls and lookups inside the client and
+// succeeds while no access is Unprovable; while one is (only a panic
+// inside the client makes one) it is refused and changes nothing: no
+// teardown of a rueidis client proves what a client that panicked
+// midway still does with lent memory, so that memory stays kept.
+//
+// Lookups: one pipeline of EXISTS key a name on each server that holds
+// names (1 Present, 0 Absent, an error reply Unknown), and a key a put of
+// this driver is writing InFlight (without a command when every key is
+// one). The round trip runs on a goroutine of the kit's, bounded by the
+// call timeout; a lookup whose context ends first answers Unknown and
+// abandons it; at most [MaxLookupsInStore] are inside the client at
+// once, and a lookup that finds that many answers Unknown at once.
 //
 // It refuses, with [contract.ErrDriverRejected] and recording nothing, a
 // call while draining or closed, a batch whose names repeat, a row of

@@ -2,28 +2,25 @@ package redisdrv
 
 import (
 	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/drivekit"
 )
 
-// part is one pipeline's worth of an operation: rows [lo, hi) of its
-// batch, at most RowsPerCall rows and BytesPerCall bytes (a single
-// larger row goes alone). Its keys are built at admission.
+// part is the store's view of one store call of the kit: one
+// pipeline's worth of an operation (at most RowsPerCall rows and
+// BytesPerCall bytes, a larger row alone), its verdicts being worked
+// out.
 type part struct {
-	op     *operation
-	lo, hi int
-	bytes  int64
+	c      *drivekit.Call
+	dir    contract.Direction
 	keys   []string
-	hashes []uint64             // put: each row's key hash in Driver.writing
-	marked []bool               // put: the row marked its key in Driver.writing, and unmarks it when it ends
-	status []contract.RowStatus // the verdicts being worked out, by part row
-	// recorded, for a part whose rows lie on several cluster nodes, marks
-	// the rows whose verdicts were recorded when their node's pipeline
-	// returned, before the part's others (nil: all are recorded at the
-	// part's end). Guarded by the driver's lock.
-	recorded []bool
+	status []contract.RowStatus // by row of the call
+	// split: the rows lie on several cluster nodes, and each node's are
+	// settled as soon as its pipeline returned (see record).
+	split bool
 }
 
 // len returns the number of rows of the part.
-func (p *part) len() int { return p.hi - p.lo }
+func (p *part) len() int { return len(p.keys) }
 
-// span is part row j's span.
-func (p *part) span(j int) contract.Span { return p.op.batch.Rows[p.lo+j].Spans[0] }
+// span is row j's span.
+func (p *part) span(j int) contract.Span { return p.c.Rows[j].Spans[0] }

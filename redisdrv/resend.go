@@ -29,11 +29,11 @@ import (
 // driver's workers can hold at once: one a worker on one server; on a
 // cluster two of one node (a redirect round sends the rows a node was
 // named for by MOVED and those named by ASK as two pipelines at once).
-func (d *Driver) maxResends() int {
-	if d.route.cluster {
-		return 2 * d.cfg.Workers
+func (s *store) maxResends() int {
+	if s.route.cluster {
+		return 2 * s.cfg.Workers
 	}
-	return d.cfg.Workers
+	return s.cfg.Workers
 }
 
 // resending sends g's rows with send, again each time send reports the
@@ -41,18 +41,18 @@ func (d *Driver) maxResends() int {
 // byte of a get written), at most maxResends times; the last send
 // records whatever it met. deadBeforeReply stops it once the part's time
 // is up.
-func (d *Driver) resending(ctx context.Context, p *part, g *nodeRows, send func(context.Context, *part, *nodeRows, bool) bool) {
-	resends, most := 0, d.maxResends()
+func (s *store) resending(ctx context.Context, p *part, g *nodeRows, send func(context.Context, *part, *nodeRows, bool) bool) {
+	resends, most := 0, s.maxResends()
 	for send(ctx, p, g, resends < most) {
 		resends++
 	}
 	g.resends += int64(resends)
 	if resends > 1 {
-		args := []any{"dir", p.op.dir, "rows", len(g.rows), "sends", resends + 1}
+		args := []any{"dir", p.dir, "rows", len(g.rows), "sends", resends + 1}
 		if g.addr != "" {
 			args = append(args, "node", g.addr)
 		}
-		d.log.Info("redisdrv: pooled connections found dead one after another (a server restart, or idle connections closed); the pipeline went again each time", args...)
+		s.log.Info("redisdrv: pooled connections found dead one after another (a server restart, or idle connections closed); the pipeline went again each time", args...)
 	}
 }
 

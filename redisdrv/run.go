@@ -3,6 +3,7 @@ package redisdrv
 import (
 	"context"
 	"fmt"
+	"github.com/kvshare/kvshare/drivekit"
 	"sync"
 
 	"github.com/redis/rueidis"
@@ -16,37 +17,41 @@ import (
 // part; a row redirected once more ends Fault.
 const maxRedirects = 5
 
-// run is the worker pool's function: it sends a part's rows to the
-// servers that hold them, reads the replies, records the rows' verdicts
-// and calls the operation's callback before it returns (so the pool's
-// Stop, and with it Drain, cannot return before the callback).
-func (d *Driver) run(p *part) {
-	ctx, cancel := context.WithTimeout(context.Background(), d.cfg.callTimeout(p.bytes))
+// Transfer is the kit's store call: it sends the call's rows to the
+// servers that hold them, reads the replies and records every row's
+// verdict (a cluster's nodes' rows as each node answered, see record).
+// A row another put of this driver writes now is NotReady unsent.
+func (s *store) Transfer(c *drivekit.Call) {
+	p := &part{c: c, dir: c.Dir, keys: c.Keys, status: make([]contract.RowStatus, len(c.Keys))}
+	var bytes int64
 	rows := make([]int, 0, p.len())
 	for j := range p.keys {
-		if p.op.dir == contract.PutDir && p.op.writing[p.lo+j] {
+		bytes += p.span(j).Len
+		if c.OwnWrite[j] {
 			p.status[j] = contract.NotReady // another put of this driver writes the key: no command
 			continue
 		}
 		rows = append(rows, j)
 	}
-	var s sent
+	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.callTimeout(bytes))
+	var sn sent
 	if len(rows) > 0 {
-		s = d.send(ctx, p, rows)
+		sn = s.send(ctx, p, rows)
 	}
 	cancel()
-	if s.panicked != nil {
+	if sn.panicked != nil {
 		// Nothing proves what a client that panicked midway still does
 		// with the part's memory: keep it, for good.
-		d.log.Error("redisdrv: the client panicked; every row of the part ends Fault and its access is unprovable",
-			"dir", p.op.dir, "rows", p.len(), "panic", fmt.Sprint(s.panicked))
+		s.log.Error("redisdrv: the client panicked; every row of the part ends Fault and its access is unprovable",
+			"dir", p.dir, "rows", p.len(), "panic", fmt.Sprint(sn.panicked))
 		for j := range p.status {
 			p.status[j] = contract.Fault
 		}
 	}
-	op := p.op
-	d.finish(p, s)
-	d.callOnChange(op)
+	for j, st := range p.status {
+		c.Ends[j] = drivekit.End{Status: st, Unprovable: sn.panicked != nil}
+	}
+	s.add(sn)
 }
 
 // sent is what sending a part's rows came to, beside their verdicts.
@@ -63,71 +68,69 @@ type sent struct {
 // (the first on this goroutine), and returns once every one returned.
 // Rows a cluster node answered MOVED or ASK go again, to the node the
 // answer named (after ASKING for ASK), at most maxRedirects times.
-func (d *Driver) send(ctx context.Context, p *part, rows []int) (s sent) {
-	groups := d.route.split(p.keys, rows)
-	s.split = len(groups) > 1
+func (s *store) send(ctx context.Context, p *part, rows []int) (sn sent) {
+	groups := s.route.split(p.keys, rows)
+	sn.split = len(groups) > 1
 	for round := 0; ; round++ {
-		s.panicked = d.sendGroups(ctx, p, groups)
+		sn.panicked = s.sendGroups(ctx, p, groups)
 		var reds []redirect
 		for _, g := range groups {
-			s.trips += g.trips
-			s.resends += g.resends
+			sn.trips += g.trips
+			sn.resends += g.resends
 			reds = append(reds, g.redirects...)
 		}
-		if s.panicked != nil || len(reds) == 0 {
-			return s
+		if sn.panicked != nil || len(reds) == 0 {
+			return sn
 		}
 		for _, rd := range reds {
 			if rd.ask {
-				s.asked++
+				sn.asked++
 			} else {
-				s.moved++
+				sn.moved++
 			}
 		}
 		if round == maxRedirects {
 			for _, rd := range reds {
 				p.status[rd.row] = contract.Fault
 			}
-			d.log.Warn("redisdrv: rows still redirected after following MOVED/ASK; they end Fault",
-				"dir", p.op.dir, "rows", len(reds), "times", maxRedirects, "first key", p.keys[reds[0].row], "last to", reds[0].addr)
-			return s
+			s.log.Warn("redisdrv: rows still redirected after following MOVED/ASK; they end Fault",
+				"dir", p.dir, "rows", len(reds), "times", maxRedirects, "first key", p.keys[reds[0].row], "last to", reds[0].addr)
+			return sn
 		}
-		groups = d.route.regroup(ctx, reds)
+		groups = s.route.regroup(ctx, reds)
 	}
 }
 
 // sendGroups sends each group's rows, the first on this goroutine and
 // the others on goroutines of their own, and returns once all returned:
 // the first panic recovered, if any.
-func (d *Driver) sendGroups(ctx context.Context, p *part, groups []*nodeRows) any {
+func (s *store) sendGroups(ctx context.Context, p *part, groups []*nodeRows) any {
 	one := func(g *nodeRows) any {
 		if g.err != nil {
 			for _, j := range g.rows {
 				p.status[j] = contract.Fault
 			}
-			d.log.Warn("redisdrv: rows end Fault unsent", "dir", p.op.dir, "rows", len(g.rows), "node", g.addr, "err", g.err)
+			s.log.Warn("redisdrv: rows end Fault unsent", "dir", p.dir, "rows", len(g.rows), "node", g.addr, "err", g.err)
 			return nil
 		}
 		return scheduler.Call(func() {
-			if p.op.dir == contract.PutDir {
-				d.resending(ctx, p, g, d.putOnce)
+			if p.dir == contract.PutDir {
+				s.resending(ctx, p, g, s.putOnce)
 			} else {
-				d.resending(ctx, p, g, d.getOnce)
+				s.resending(ctx, p, g, s.getOnce)
 			}
 		})
 	}
-	if len(groups) == 1 && p.recorded == nil {
+	if len(groups) == 1 && !p.split {
 		return one(groups[0])
 	}
-	if p.recorded == nil {
-		p.recorded = make([]bool, p.len()) // no goroutine of the part runs yet
-	}
+	p.split = true // no goroutine of the part runs yet
 	// Each node's rows are recorded as soon as its pipeline returned, so
 	// a slow or lost node holds up no other node's verdicts.
 	oneAndRecord := func(g *nodeRows) any {
 		pv := one(g)
 		if pv == nil {
-			d.record(p, g)
+			s.record(p, g)
 		}
 		return pv
 	}
@@ -158,7 +161,7 @@ func (d *Driver) sendGroups(ctx context.Context, p *part, groups []*nodeRows) an
 // idle; the verdicts are then not recorded): the caller sends again
 // (see resending), and SET NX makes a second send of a put that did
 // land Ready, not a second object.
-func (d *Driver) putOnce(ctx context.Context, p *part, g *nodeRows, resend bool) (dead bool) {
+func (s *store) putOnce(ctx context.Context, p *part, g *nodeRows, resend bool) (dead bool) {
 	c := g.client
 	per := 2
 	if g.asking {
@@ -193,7 +196,7 @@ func (d *Driver) putOnce(ctx context.Context, p *part, g *nodeRows, resend bool)
 			r.read(&stream)
 		}
 		strlen := r.read(&stream)
-		if d.redirected(g, j, set.err) {
+		if s.redirected(g, j, set.err) {
 			continue
 		}
 		p.status[j] = putVerdict(set, strlen, p.span(j).Len)
@@ -202,7 +205,7 @@ func (d *Driver) putOnce(ctx context.Context, p *part, g *nodeRows, resend bool)
 		}
 	}
 	drain(&stream)
-	d.logFaults(p, g, faults)
+	s.logFaults(p, g, faults)
 	return false
 }
 
@@ -213,7 +216,7 @@ func (d *Driver) putOnce(ctx context.Context, p *part, g *nodeRows, resend bool)
 // spans are written only inside WriteTo, on this goroutine: once the
 // last reply was read, nothing writes them. It reports, as putOnce
 // does, a connection dead before its first reply wrote a byte.
-func (d *Driver) getOnce(ctx context.Context, p *part, g *nodeRows, resend bool) (dead bool) {
+func (s *store) getOnce(ctx context.Context, p *part, g *nodeRows, resend bool) (dead bool) {
 	c := g.client
 	per := 1
 	if g.asking {
@@ -245,7 +248,7 @@ func (d *Driver) getOnce(ctx context.Context, p *part, g *nodeRows, resend bool)
 			drain(&stream)
 			return true
 		}
-		if w.written == 0 && d.redirected(g, j, err) {
+		if w.written == 0 && s.redirected(g, j, err) {
 			continue
 		}
 		p.status[j] = getVerdict(&w, err)
@@ -254,7 +257,7 @@ func (d *Driver) getOnce(ctx context.Context, p *part, g *nodeRows, resend bool)
 		}
 	}
 	drain(&stream)
-	d.logFaults(p, g, faults)
+	s.logFaults(p, g, faults)
 	return false
 }
 
@@ -262,13 +265,13 @@ func (d *Driver) getOnce(ctx context.Context, p *part, g *nodeRows, resend bool)
 // MOVED or ASK, and reports whether it was. A server that is not a
 // cluster's has no redirects: there such an answer is the row's Fault.
 // A failed connection marks the cluster's slot map stale.
-func (d *Driver) redirected(g *nodeRows, j int, err error) bool {
-	if err == nil || !d.route.cluster {
+func (s *store) redirected(g *nodeRows, j int, err error) bool {
+	if err == nil || !s.route.cluster {
 		return false
 	}
 	re, ok := rueidis.IsRedisErr(err)
 	if !ok {
-		d.route.markStale()
+		s.route.markStale()
 		return false
 	}
 	if addr, ok := re.IsMoved(); ok {
@@ -280,7 +283,7 @@ func (d *Driver) redirected(g *nodeRows, j int, err error) bool {
 		return true
 	}
 	if re.IsClusterDown() {
-		d.route.markStale()
+		s.route.markStale()
 	}
 	return false
 }
@@ -310,14 +313,14 @@ func (f *faultLog) add(j int, first, second answer) {
 }
 
 // logFaults logs, once per group of a part, the rows that ended Fault.
-func (d *Driver) logFaults(p *part, g *nodeRows, f faultLog) {
+func (s *store) logFaults(p *part, g *nodeRows, f faultLog) {
 	if f.n == 0 {
 		return
 	}
-	args := []any{"dir", p.op.dir, "rows", f.n, "of", p.len(),
+	args := []any{"dir", p.dir, "rows", f.n, "of", p.len(),
 		"first key", p.keys[f.first], "answer", f.answer.String(), "then", f.then.String()}
 	if g.addr != "" {
 		args = append(args, "node", g.addr)
 	}
-	d.log.Warn("redisdrv: rows ended Fault", args...)
+	s.log.Warn("redisdrv: rows ended Fault", args...)
 }

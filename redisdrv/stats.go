@@ -40,15 +40,22 @@ type Stats struct {
 	Lookups, LookupNames, LookupsAbandoned, LookupsRefused, LookupsInStore int64
 }
 
-// Stats returns a snapshot of the driver's counters.
+// Stats returns a snapshot of the driver's counters: the kit's, read
+// in one step, beside the store's own.
 func (d *Driver) Stats() Stats {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	s := d.stats
-	s.OpsOpen = int64(len(d.open))
-	s.OpsUnprovable = int64(len(d.unprovable))
-	s.KeysWriting = int64(len(d.writing))
-	s.LookupsInStore = int64(d.lookupsInStore)
-	_, s.SlotMapReads = d.route.nodes()
-	return s
+	k := d.Driver.Stats()
+	s := d.store
+	s.mu.Lock()
+	c := s.counts
+	s.mu.Unlock()
+	_, reads := s.route.nodes()
+	return Stats{
+		Ops: k.PutOps + k.GetOps, OpsOpen: k.OpsOpen, OpsUnprovable: k.OpsUnprovable,
+		PutRows: k.PutRows, GetRows: k.GetRows, RowsUnprovable: k.RowsUnprovable,
+		Parts: k.Parts, RoundTrips: c.roundTrips, Panics: c.panics + k.Panics, Resends: c.resends,
+		PartsSplit: c.partsSplit, Moved: c.moved, Asked: c.asked, SlotMapReads: reads,
+		KeysWriting: k.KeysWriting,
+		Lookups:     k.Lookups, LookupNames: k.LookupNames, LookupsAbandoned: k.LookupsAbandoned,
+		LookupsRefused: k.LookupsRefused, LookupsInStore: k.LookupsInStore,
+	}
 }

@@ -40,7 +40,7 @@ var Repo = List{Modules: []Module{
 	{Dir: "conformance", Imports: []string{"contract", "rowbatch", "patience", testify}},
 	{Dir: "mooncakesdk", Imports: []string{"storeconfig", "keys", purego, toml}},
 	{Dir: "mooncakedrv", Imports: []string{"contract", "rowbatch", "scheduler", "drivekit", "mooncakesdk", "storeconfig", "keys", "loopback", purego, toml}},
-	{Dir: "redisdrv", Imports: []string{"contract", "rowbatch", "scheduler", "storeconfig", "keys", "loopback", rueidis, toml, xsys}},
+	{Dir: "redisdrv", Imports: []string{"contract", "drivekit", "rowbatch", "scheduler", "storeconfig", "keys", "loopback", rueidis, toml, xsys}},
 	{Dir: "gpuroundtrip", Imports: []string{"contract", "keys", "rowbatch", "scheduler", "binding", "memdrv", "drivekit", "hostmem",
 		"storeconfig", "mooncakesdk", "mooncakedrv", "loopback", purego, toml, nvml, xsys}, Tags: "nvml"},
 	{Dir: "telemetry", Imports: []string{"contract", "binding", "mooncakedrv", "memdrv", "drivekit", "hostmem", "rowbatch", "scheduler", "mooncakesdk", "node", "nodewire",
