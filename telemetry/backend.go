@@ -12,7 +12,7 @@ import (
 )
 
 // ScopeName is the instrumentation scope of every kvshare instrument:
-// the name of the meter [Observe] (and package telemetry/mooncake) make
+// the name of the meter [Observe] (and the subpackages' Observe) make
 // them on.
 const ScopeName = observe.ScopeName
 

@@ -1,8 +1,10 @@
 // Package telemetry exports a kvshare backend's counters as
 // OpenTelemetry metrics, through the OpenTelemetry metric API only; its
-// subpackage mooncake does the same for a Mooncake driver's ledger and
-// rows, memstore for the embedded store's figures, nodemetrics for a
-// kvshare node's (each engine labelled by its declared name). No other
+// subpackage drivermetrics does the same for any driver on the driver
+// kit (the same names for every store, the store as an attribute),
+// memstore for the embedded store's figures, nodemetrics for a kvshare
+// node's (each engine labelled by its declared name), and mooncake
+// keeps a Mooncake driver's legacy names for one release. No other
 // kvshare module imports it.
 //
 // [Observe], given a metric.MeterProvider and a backend (anything with

@@ -4,7 +4,6 @@ go 1.26.0
 
 require (
 	github.com/kvshare/kvshare/contract v0.3.0
-	github.com/kvshare/kvshare/mooncakedrv v0.3.0
 	github.com/kvshare/kvshare/patience v0.3.0
 	github.com/stretchr/testify v1.12.1
 	go.opentelemetry.io/otel v1.47.0
@@ -27,14 +26,11 @@ require (
 )
 
 require (
-	github.com/BurntSushi/toml v1.6.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
-	github.com/ebitengine/purego v0.11.3 // indirect
 	github.com/kvshare/kvshare/binding v0.3.0
-	github.com/kvshare/kvshare/drivekit v0.3.0 // indirect
+	github.com/kvshare/kvshare/drivekit v0.3.0
 	github.com/kvshare/kvshare/keys v0.3.0
 	github.com/kvshare/kvshare/memdrv v0.3.0
-	github.com/kvshare/kvshare/mooncakesdk v0.3.0
 	github.com/kvshare/kvshare/node v0.3.0
 	github.com/kvshare/kvshare/nodeclient v0.3.0
 	github.com/kvshare/kvshare/nodewire v0.3.0

@@ -58,7 +58,7 @@ require (
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
 	github.com/ebitengine/purego v0.11.3 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
-	github.com/kvshare/kvshare/drivekit v0.3.0 // indirect
+	github.com/kvshare/kvshare/drivekit v0.3.0
 	github.com/kvshare/kvshare/events v0.3.0
 	github.com/kvshare/kvshare/gpuroundtrip v0.3.0
 	github.com/kvshare/kvshare/node v0.3.0

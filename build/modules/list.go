@@ -43,8 +43,8 @@ var Repo = List{Modules: []Module{
 	{Dir: "redisdrv", Imports: []string{"contract", "drivekit", "rowbatch", "scheduler", "storeconfig", "keys", "loopback", rueidis, toml, xsys}},
 	{Dir: "gpuroundtrip", Imports: []string{"contract", "keys", "rowbatch", "scheduler", "binding", "memdrv", "drivekit", "hostmem",
 		"storeconfig", "mooncakesdk", "mooncakedrv", "loopback", purego, toml, nvml, xsys}, Tags: "nvml"},
-	{Dir: "telemetry", Imports: []string{"contract", "binding", "mooncakedrv", "memdrv", "drivekit", "hostmem", "rowbatch", "scheduler", "mooncakesdk", "node", "nodewire",
-		"storeconfig", "keys", "loopback", purego, toml, otelMeter, otelAttr, xxhash, xsys}},
+	{Dir: "telemetry", Imports: []string{"contract", "binding", "memdrv", "drivekit", "hostmem", "rowbatch", "scheduler", "node", "nodewire",
+		"storeconfig", "keys", "loopback", otelMeter, otelAttr, xxhash, xsys}},
 	{Dir: "docs/engineguide"}, // the guide's code is all tests
 	{Dir: "tools", Imports: []string{"*"}},
 }, Consumers: []Consumer{

@@ -16,12 +16,14 @@ import (
 	"github.com/kvshare/kvshare/memdrv"
 	"github.com/kvshare/kvshare/mooncakedrv"
 	"github.com/kvshare/kvshare/telemetry"
-	"github.com/kvshare/kvshare/telemetry/mooncake"
+	"github.com/kvshare/kvshare/telemetry/drivermetrics"
 )
 
 // guide:observe
 // observe exports a lender's figures on the engine's meter provider: the
-// backend's, and the Mooncake driver's when it runs one. Every
+// backend's, and its driver's when the driver is on the driver kit
+// (memdrv, diskdrv, mooncakedrv: the same kvshare.driver.* names, the
+// driver's name as an attribute). Every
 // instrument is read at collection; nothing is added to the submit
 // path. Unregister the registrations before the lender goes.
 func observe(provider metric.MeterProvider, name string, l *lender) ([]metric.Registration, error) {
@@ -31,8 +33,15 @@ func observe(provider metric.MeterProvider, name string, l *lender) ([]metric.Re
 		return nil, err
 	}
 	regs := []metric.Registration{reg}
-	if d, ok := l.backend.Driver().(*mooncakedrv.Driver); ok {
-		reg, err := mooncake.Observe(provider, d, lenderAttr)
+	var kit drivermetrics.Driver
+	switch d := l.backend.Driver().(type) {
+	case *mooncakedrv.Driver: // its own Stats shadows the kit's
+		kit = d.Driver
+	case drivermetrics.Driver:
+		kit = d
+	}
+	if kit != nil {
+		reg, err := drivermetrics.Observe(provider, kit, lenderAttr)
 		if err != nil {
 			return regs, err
 		}
@@ -68,7 +77,7 @@ func Example_metrics() {
 	}
 	for _, m := range rm.ScopeMetrics[0].Metrics {
 		switch m.Name {
-		case "kvshare.rows", "kvshare.lent.bytes":
+		case "kvshare.rows", "kvshare.lent.bytes", "kvshare.driver.rows":
 			for _, p := range m.Data.(metricdata.Sum[int64]).DataPoints {
 				status, hasStatus := p.Attributes.Value("status")
 				dir, hasDir := p.Attributes.Value("direction")
@@ -85,6 +94,7 @@ func Example_metrics() {
 	// Output:
 	// kvshare.rows {row} direction=put,lender=publisher,status=ready: 4
 	// kvshare.lent.bytes By lender=publisher: 0
+	// kvshare.driver.rows {row} direction=put,driver=memdrv,lender=publisher,status=ready: 4
 	// <nil>
 }
 

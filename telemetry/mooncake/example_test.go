@@ -8,25 +8,16 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
-	"github.com/kvshare/kvshare/mooncakedrv"
-	"github.com/kvshare/kvshare/mooncakesdk/fakesdk"
 	"github.com/kvshare/kvshare/telemetry/mooncake"
 )
 
-// A Mooncake driver's ledger and row counts, observed beside its
-// backend's figures (telemetry.Observe) on the same provider. The
-// driver here runs on the in-memory fake store; in production it comes
-// from mooncakedrv.Open and a store.toml.
+// A Mooncake driver's legacy figures, observed beside its backend's
+// (telemetry.Observe) on the same provider. In production the driver is
+// a *mooncakedrv.Driver from mooncakedrv.Open and a store.toml, and
+// Observe takes its kit: mooncake.Observe(provider, driver.Driver, …);
+// here a stand-in reports what its kit and store would.
 func ExampleObserve() {
-	driver, err := mooncakedrv.New(fakesdk.New(fakesdk.Options{}).Client(), mooncakedrv.Config{})
-	if err != nil {
-		panic(err)
-	}
-	defer func() {
-		if driver.Drain(context.Background()) {
-			_ = driver.Close()
-		}
-	}()
+	driver := mooncakeKit()
 	reader := sdkmetric.NewManualReader()
 	provider := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	reg, err := mooncake.Observe(provider, driver, attribute.String("lender", "a"))

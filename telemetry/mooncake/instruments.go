@@ -5,7 +5,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/kvshare/kvshare/contract"
-	"github.com/kvshare/kvshare/mooncakedrv"
+	"github.com/kvshare/kvshare/drivekit"
 	"github.com/kvshare/kvshare/telemetry/internal/observe"
 )
 
@@ -36,7 +36,38 @@ var (
 // directions are the rows' directions, in the order of [view.rows].
 var directions = [2]contract.Direction{contract.PutDir, contract.GetDir}
 
-// instruments are the observable instruments over one mooncakedrv.Stats.
+// The store's counters the figures beside the kit's come from, by the
+// names mooncakedrv's store reports them under.
+const (
+	counterKeysLeftOpen          = "keys_left_open"
+	counterRowsDeclinedLeftOpen  = "rows_declined_left_open"
+	counterSDKCalls              = "sdk_calls"
+	counterSDKPanics             = "sdk_panics"
+	counterSDKCallsShared        = "sdk_calls_shared"
+	counterPartsUnprovableShared = "parts_unprovable_shared"
+)
+
+// storeCounters are the store's counters every collection reads: a
+// driver whose store reports any of them not is not a Mooncake driver.
+var storeCounters = [...]string{counterKeysLeftOpen, counterRowsDeclinedLeftOpen, counterSDKCalls,
+	counterSDKPanics, counterSDKCallsShared, counterPartsUnprovableShared}
+
+// figures are the legacy figures of one collection: the kit's Stats and
+// the store's counters by name, as mooncakedrv.Stats sums them.
+type figures struct {
+	kit   drivekit.Stats
+	store map[string]int64
+}
+
+func read(d Driver) figures {
+	f := figures{kit: d.Stats(), store: make(map[string]int64, len(storeCounters))}
+	for _, c := range d.Counters(nil) {
+		f.store[c.Name] = c.Value
+	}
+	return f
+}
+
+// instruments are the observable instruments over one collection's figures.
 type instruments struct {
 	rows                 metric.Int64ObservableCounter
 	keysLeftOpen         metric.Int64ObservableUpDownCounter
@@ -95,19 +126,22 @@ func newView(base []attribute.KeyValue) *view {
 
 // observe records one snapshot; every direction and final status is
 // observed, zeros included.
-func (i *instruments) observe(o metric.Observer, v *view, s mooncakedrv.Stats) {
+// A panic in the SDK counts as mooncakedrv.Stats.Panics did: those the
+// store recovered plus those the kit did.
+func (i *instruments) observe(o metric.Observer, v *view, f figures) {
+	s, c := &f.kit, f.store
 	for d, byStatus := range [2]*[contract.RowStatusCount]int64{&s.PutRows, &s.GetRows} {
 		for st := contract.Ready; st < contract.RowStatusCount; st++ {
 			o.ObserveInt64(i.rows, byStatus[st], v.rows[d][st])
 		}
 	}
-	o.ObserveInt64(i.keysLeftOpen, s.KeysLeftOpen, v.plain)
-	o.ObserveInt64(i.rowsDeclinedLeftOpen, s.RowsDeclinedLeftOpen, v.plain)
+	o.ObserveInt64(i.keysLeftOpen, c[counterKeysLeftOpen], v.plain)
+	o.ObserveInt64(i.rowsDeclinedLeftOpen, c[counterRowsDeclinedLeftOpen], v.plain)
 	o.ObserveInt64(i.rowsUnprovable, s.RowsUnprovable, v.plain)
-	o.ObserveInt64(i.sdkCalls, s.Calls, v.plain)
-	o.ObserveInt64(i.sdkPanics, s.Panics, v.plain)
-	o.ObserveInt64(i.sdkCallsShared, s.CallsShared, v.plain)
-	o.ObserveInt64(i.partsUnprovShared, s.PartsUnprovableShared, v.plain)
+	o.ObserveInt64(i.sdkCalls, c[counterSDKCalls], v.plain)
+	o.ObserveInt64(i.sdkPanics, c[counterSDKPanics]+s.Panics, v.plain)
+	o.ObserveInt64(i.sdkCallsShared, c[counterSDKCallsShared], v.plain)
+	o.ObserveInt64(i.partsUnprovShared, c[counterPartsUnprovableShared], v.plain)
 	o.ObserveInt64(i.recycles, s.Recycles, v.plain)
 	o.ObserveInt64(i.rowsRecycled, s.RowsRecycled, v.plain)
 }

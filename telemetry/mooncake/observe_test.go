@@ -1,7 +1,6 @@
 package mooncake_test
 
 import (
-	"log/slog"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -9,84 +8,42 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric/noop"
 
-	"github.com/kvshare/kvshare/binding"
 	"github.com/kvshare/kvshare/contract"
-	"github.com/kvshare/kvshare/keys"
-	"github.com/kvshare/kvshare/memdrv"
-	"github.com/kvshare/kvshare/mooncakedrv"
-	"github.com/kvshare/kvshare/mooncakesdk"
-	"github.com/kvshare/kvshare/mooncakesdk/fakesdk"
+	"github.com/kvshare/kvshare/drivekit"
 	"github.com/kvshare/kvshare/telemetry"
 	"github.com/kvshare/kvshare/telemetry/mooncake"
 )
 
-const prefix = "telemetry"
-
-type hold struct{}
-
-func (hold) Release() {}
-
-// lender is staging memory lent to a backend over a Mooncake driver on a
-// fake store. Nothing is given back at the end: the scenario leaves a
-// call unprovable, which keeps the memory for good.
-type lender struct {
-	driver  *mooncakedrv.Driver
-	backend *binding.Backend
-	woke    chan struct{}
+// kit is a Mooncake driver's kit as the instruments see it: the kit's
+// Stats and the counters mooncakedrv's store reports, by their names.
+type kit struct {
+	stats    drivekit.Stats
+	counters map[string]int64
+	level    map[string]bool
 }
 
-func newLender(t *testing.T, store *fakesdk.Store) *lender {
-	t.Helper()
-	mem, err := memdrv.Alloc(4096, 16, contract.Host)
-	require.NoError(t, err)
-	quiet := slog.New(slog.DiscardHandler)
-	d, err := mooncakedrv.New(store.Client(), mooncakedrv.Config{Logger: quiet})
-	require.NoError(t, err)
-	regions, err := binding.Bind(d, []contract.SlotRegion{mem.Region}, hold{})
-	require.NoError(t, err)
-	l := &lender{driver: d, woke: make(chan struct{}, 1)}
-	l.backend, err = binding.New(regions, binding.Config{KeyPrefix: prefix, Logger: quiet, Wake: func() {
-		select {
-		case l.woke <- struct{}{}:
-		default:
+func (kit) Name() string            { return "mooncakedrv" }
+func (k kit) Stats() drivekit.Stats { return k.stats }
+func (k kit) Counters(dst []drivekit.Counter) []drivekit.Counter {
+	for _, name := range []string{"keys_left_open", "rows_declined_left_open", "sdk_calls", "sdk_panics", "sdk_calls_shared", "parts_unprovable_shared"} {
+		if v, ok := k.counters[name]; ok {
+			dst = append(dst, drivekit.Counter{Name: name, Unit: "{x}", Description: "x", Level: k.level[name], Value: v})
 		}
-	}})
-	require.NoError(t, err)
-	return l
+	}
+	return dst
 }
 
-// submit runs one attempt over names at slots from first on, and waits
-// until its outcome is known.
-func (l *lender) submit(t *testing.T, publish bool, first int, names ...string) contract.Outcome {
-	t.Helper()
-	g := contract.Group{}
-	for i, n := range names {
-		g.Slots = append(g.Slots, int32(first+i))
-		g.Names = append(g.Names, []byte(n))
+func mooncakeKit() kit {
+	k := kit{
+		stats: drivekit.Stats{RowsUnprovable: 3, Recycles: 4, RowsRecycled: 5, Panics: 2, Calls: 99, CallsShared: 98},
+		counters: map[string]int64{"keys_left_open": 11, "rows_declined_left_open": 12, "sdk_calls": 13,
+			"sdk_panics": 14, "sdk_calls_shared": 15, "parts_unprovable_shared": 16},
+		level: map[string]bool{"keys_left_open": true},
 	}
-	v := contract.View{Groups: []contract.Group{g}}
-	var a contract.Attempt
-	var err error
-	if publish {
-		a, err = l.backend.Publish(v, nil)
-	} else {
-		a, err = l.backend.Fetch(v, nil)
+	for st := contract.Ready; st < contract.RowStatusCount; st++ {
+		k.stats.PutRows[st] = int64(100 + st)
+		k.stats.GetRows[st] = int64(200 + st)
 	}
-	require.NoError(t, err)
-	for {
-		if o, ok := a.Outcome(); ok {
-			return o
-		}
-		<-l.woke
-	}
-}
-
-func key(t *testing.T, name string) string {
-	t.Helper()
-	stem, err := keys.NewStem(prefix)
-	require.NoError(t, err)
-	k, err := stem.Key([]byte(name))
-	require.NoError(t, err)
 	return k
 }
 
@@ -94,117 +51,68 @@ func row(dir contract.Direction, s contract.RowStatus) []attribute.KeyValue {
 	return []attribute.KeyValue{attribute.String("direction", dir.String()), attribute.String("status", s.String())}
 }
 
-// A Mooncake driver on the fake store, driven through a backend to a key
-// left open, a put declined because of it, a miss and a panic that
-// leaves access unprovable: each figure collected equals the driver's
-// Stats().
-func TestFiguresEqualTheDriversStats(t *testing.T) {
+// Each legacy figure is read where mooncakedrv.Stats took it from: rows,
+// unprovable rows and recycles from the kit; the ledger and the SDK
+// calls from the store's counters (the SDK's panics: the store's plus
+// the kit's); with the names, units and kinds of the releases before.
+func TestLegacyFiguresFromTheKitAndTheStore(t *testing.T) {
 	mp, reader := newReader(t)
-	store := fakesdk.New(fakesdk.Options{})
-	l := newLender(t, store)
-	reg, err := mooncake.Observe(mp, l.driver)
+	k := mooncakeKit()
+	lenderAttr := attribute.String("lender", "a")
+	reg, err := mooncake.Observe(mp, k, lenderAttr)
 	require.NoError(t, err)
 	defer func() { require.NoError(t, reg.Unregister()) }()
-
-	require.Equal(t, 3, l.submit(t, true, 0, "m0", "m1", "m2").Prefix())
-	// A put answered RPC_FAIL: Fault, and the key is left open.
-	require.NoError(t, store.Script(fakesdk.Fault{Op: fakesdk.Put, Key: key(t, "lost"), Code: mooncakesdk.RPCFail, Times: 1}))
-	require.Error(t, l.submit(t, true, 3, "lost").Fault)
-	// The next put of it is Declined: left open, and no object stands.
-	require.Equal(t, 0, l.submit(t, true, 3, "lost").Prefix())
-	// A get: one Ready, one Miss.
-	require.Equal(t, []bool{true, false}, l.submit(t, false, 8, "m0", "absent").Delivered)
-	// A panic inside the SDK call: Fault, access unprovable, for good.
-	require.NoError(t, store.Script(fakesdk.Fault{Op: fakesdk.Get, Key: key(t, "m1"), Panic: true, Times: 1}))
-	require.Error(t, l.submit(t, false, 10, "m1").Fault)
-
-	s := l.driver.Stats()
-	require.EqualValues(t, 1, s.KeysLeftOpen)
-	require.EqualValues(t, 1, s.RowsDeclinedLeftOpen)
-	require.EqualValues(t, 1, s.RowsUnprovable)
-	require.EqualValues(t, 1, s.Panics)
 	r := collect(t, reader)
-	assert.Equal(t, s, l.driver.Stats(), "nothing moved since the snapshot")
 
-	for d, byStatus := range map[contract.Direction][contract.RowStatusCount]int64{contract.PutDir: s.PutRows, contract.GetDir: s.GetRows} {
+	for d, byStatus := range map[contract.Direction][contract.RowStatusCount]int64{contract.PutDir: k.stats.PutRows, contract.GetDir: k.stats.GetRows} {
 		for st := contract.Ready; st < contract.RowStatusCount; st++ {
-			assert.Equal(t, byStatus[st], r.value(t, "kvshare.mooncake.rows", row(d, st)...), "%v %v", d, st)
+			assert.Equal(t, byStatus[st], r.value(t, "kvshare.mooncake.rows", append(row(d, st), lenderAttr)...), "%v %v", d, st)
 		}
 	}
-	rows, monotonic := r.sum(t, "kvshare.mooncake.rows")
-	assert.True(t, monotonic)
+	rows, _ := r.sum(t, "kvshare.mooncake.rows")
 	assert.Len(t, rows, 2*int(contract.RowStatusCount-1), "both directions, every final status")
-	assert.EqualValues(t, 3, r.value(t, "kvshare.mooncake.rows", row(contract.PutDir, contract.Ready)...))
-	assert.EqualValues(t, 1, r.value(t, "kvshare.mooncake.rows", row(contract.PutDir, contract.Declined)...))
-	assert.EqualValues(t, 1, r.value(t, "kvshare.mooncake.rows", row(contract.GetDir, contract.Miss)...))
 
-	assert.Equal(t, s.KeysLeftOpen, r.value(t, "kvshare.mooncake.keys_left_open"))
-	assert.Equal(t, s.RowsDeclinedLeftOpen, r.value(t, "kvshare.mooncake.rows_declined_left_open"))
-	assert.Equal(t, s.RowsUnprovable, r.value(t, "kvshare.mooncake.rows_unprovable"))
-	assert.Equal(t, s.Calls, r.value(t, "kvshare.mooncake.sdk.calls"))
-	assert.Equal(t, s.Panics, r.value(t, "kvshare.mooncake.sdk.panics"))
-	assert.Equal(t, s.CallsShared, r.value(t, "kvshare.mooncake.sdk.calls_shared"))
-	assert.Equal(t, s.PartsUnprovableShared, r.value(t, "kvshare.mooncake.parts_unprovable_shared"))
-	assert.Equal(t, s.Recycles, r.value(t, "kvshare.mooncake.recycles"))
-	assert.Equal(t, s.RowsRecycled, r.value(t, "kvshare.mooncake.rows_recycled"))
-
-	type shape struct {
+	type legacy struct {
+		value     int64
 		unit      string
 		monotonic bool
 	}
-	want := map[string]shape{
-		"kvshare.mooncake.rows":                    {"{row}", true},
-		"kvshare.mooncake.keys_left_open":          {"{key}", false},
-		"kvshare.mooncake.rows_declined_left_open": {"{row}", true},
-		"kvshare.mooncake.rows_unprovable":         {"{row}", false},
-		"kvshare.mooncake.sdk.calls":               {"{call}", true},
-		"kvshare.mooncake.sdk.panics":              {"{panic}", true},
-		"kvshare.mooncake.sdk.calls_shared":        {"{call}", true},
-		"kvshare.mooncake.parts_unprovable_shared": {"{part}", true},
-		"kvshare.mooncake.recycles":                {"{recycle}", true},
-		"kvshare.mooncake.rows_recycled":           {"{row}", true},
+	want := map[string]legacy{
+		"kvshare.mooncake.keys_left_open":          {11, "{key}", false},
+		"kvshare.mooncake.rows_declined_left_open": {12, "{row}", true},
+		"kvshare.mooncake.rows_unprovable":         {3, "{row}", false},
+		"kvshare.mooncake.sdk.calls":               {13, "{call}", true},
+		"kvshare.mooncake.sdk.panics":              {14 + 2, "{panic}", true},
+		"kvshare.mooncake.sdk.calls_shared":        {15, "{call}", true},
+		"kvshare.mooncake.parts_unprovable_shared": {16, "{part}", true},
+		"kvshare.mooncake.recycles":                {4, "{recycle}", true},
+		"kvshare.mooncake.rows_recycled":           {5, "{row}", true},
 	}
-	assert.Len(t, r, len(want), "the driver's instruments and no others")
+	assert.Len(t, r, len(want)+1, "the legacy instruments and no others")
 	for name, w := range want {
+		assert.Equal(t, w.value, r.value(t, name, lenderAttr), name)
 		_, monotonic := r.sum(t, name)
 		assert.Equal(t, w.unit, r[name].Unit, name)
 		assert.Equal(t, w.monotonic, monotonic, name)
 		assert.NotEmpty(t, r[name].Description, name)
 	}
-
-	// The backend over the driver says the same of the unprovable call.
-	assert.EqualValues(t, 1, l.backend.Stats().CallsUnprovable)
-}
-
-// The driver's and the backend's instruments share one provider and one
-// scope, told apart by name; attributes reach every point.
-func TestDriverAndBackendTogether(t *testing.T) {
-	mp, reader := newReader(t)
-	l := newLender(t, fakesdk.New(fakesdk.Options{}))
-	lenderAttr := attribute.String("lender", "a")
-	regB, err := telemetry.Observe(mp, l.backend, lenderAttr)
-	require.NoError(t, err)
-	regD, err := mooncake.Observe(mp, l.driver, lenderAttr)
-	require.NoError(t, err)
-	require.Equal(t, 2, l.submit(t, true, 0, "a", "b").Prefix())
-
-	r := collect(t, reader)
-	assert.EqualValues(t, 2, r.value(t, "kvshare.rows", lenderAttr, attribute.String("direction", "put"), attribute.String("status", "ready")))
-	assert.EqualValues(t, 2, r.value(t, "kvshare.mooncake.rows", append(row(contract.PutDir, contract.Ready), lenderAttr)...))
-
-	require.NoError(t, regD.Unregister())
-	require.NoError(t, regB.Unregister())
-	assert.Empty(t, collect(t, reader))
+	assert.Equal(t, "{row}", r["kvshare.mooncake.rows"].Unit)
 }
 
 func TestObserveRefusesBadArguments(t *testing.T) {
 	mp := noop.NewMeterProvider()
 	_, err := mooncake.Observe(mp, nil)
 	assert.ErrorIs(t, err, telemetry.ErrArgument)
-	d, err := mooncakedrv.New(fakesdk.New(fakesdk.Options{}).Client(), mooncakedrv.Config{})
-	require.NoError(t, err)
-	_, err = mooncake.Observe(nil, d)
+	_, err = mooncake.Observe(nil, mooncakeKit())
 	assert.ErrorIs(t, err, telemetry.ErrArgument)
-	_, err = mooncake.Observe(mp, d, attribute.String("direction", "up"))
+	_, err = mooncake.Observe(mp, mooncakeKit(), attribute.String("direction", "up"))
 	assert.ErrorIs(t, err, telemetry.ErrArgument)
+	// A driver whose store lacks one of the Mooncake counters is not a
+	// Mooncake driver.
+	for name := range mooncakeKit().counters {
+		k := mooncakeKit()
+		delete(k.counters, name)
+		_, err = mooncake.Observe(mp, k)
+		assert.ErrorIs(t, err, telemetry.ErrArgument, "no %s", name)
+	}
 }

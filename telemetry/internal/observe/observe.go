@@ -1,5 +1,5 @@
 // Package observe holds what kvshare's instrument sets (the backend's in
-// package telemetry, the Mooncake driver's in telemetry/mooncake) share:
+// package telemetry, a kit driver's in telemetry/drivermetrics, …) share:
 // the meter they are made on, the check of the attributes a caller adds
 // to every observation, and the making of a set's instruments.
 package observe

@@ -7,7 +7,9 @@
 // provider whose one reader is OpenTelemetry's Prometheus exporter, and
 // serves the exporter's registry at [Path] with prometheus/client_golang's
 // handler; [Endpoint.URL] says where. [Endpoint.Observe] registers a
-// lender's backend (and its Mooncake driver, when it is one) on that
+// lender's backend (and its driver, when it is on the driver kit: the
+// kvshare.driver.* figures with driver="<its name>", and a Mooncake
+// driver's legacy kvshare.mooncake.* names for one release) on that
 // provider, and [Endpoint.Observer] makes the hook that roundtrip's and
 // bench's options take; the figures are read from Stats() at each
 // scrape. [Endpoint.Close] stops serving.

@@ -20,7 +20,9 @@ import (
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/mooncakedrv"
 	"github.com/kvshare/kvshare/telemetry"
+	"github.com/kvshare/kvshare/telemetry/drivermetrics"
 	"github.com/kvshare/kvshare/telemetry/memstore"
+	//lint:ignore SA1019 the kvshare.mooncake.* names are served one release beside kvshare.driver.*
 	"github.com/kvshare/kvshare/telemetry/mooncake"
 	"github.com/kvshare/kvshare/telemetry/nodemetrics"
 )
@@ -71,29 +73,38 @@ func (e *Endpoint) URL() string { return "http://" + e.ln.Addr().String() + Path
 func (e *Endpoint) Provider() metric.MeterProvider { return e.provider }
 
 // Observe registers a lender's backend, and its driver's figures when
-// the driver is a Mooncake driver, with lender=<name> on every point.
-// The function returned unregisters both.
+// the driver is on the driver kit (kvshare.driver.*, with driver=<its
+// name>; a Mooncake driver's also under the kvshare.mooncake.* names,
+// kept one release), with lender=<name> on every point. The function
+// returned unregisters them all.
 func (e *Endpoint) Observe(lender string, b telemetry.Backend, d contract.Driver) (unregister func() error, err error) {
 	name := attribute.String("lender", lender)
-	reg, err := telemetry.Observe(e.provider, b, name)
-	if err != nil {
-		return nil, err
-	}
-	regs := []metric.Registration{reg}
-	if md, ok := d.(*mooncakedrv.Driver); ok {
-		reg, err := mooncake.Observe(e.provider, md, name)
-		if err != nil {
-			return nil, errors.Join(err, regs[0].Unregister())
-		}
-		regs = append(regs, reg)
-	}
-	return func() error {
+	var regs []metric.Registration
+	unregisterAll := func() error {
 		var errs []error
 		for _, r := range regs {
 			errs = append(errs, r.Unregister())
 		}
 		return errors.Join(errs...)
-	}, nil
+	}
+	observers := []func() (metric.Registration, error){
+		func() (metric.Registration, error) { return telemetry.Observe(e.provider, b, name) },
+	}
+	if kit, ok := kitOf(d); ok {
+		observers = append(observers, func() (metric.Registration, error) { return drivermetrics.Observe(e.provider, kit, name) })
+	}
+	if md, ok := d.(*mooncakedrv.Driver); ok && md != nil {
+		//lint:ignore SA1019 the kvshare.mooncake.* names are served one release beside kvshare.driver.*
+		observers = append(observers, func() (metric.Registration, error) { return mooncake.Observe(e.provider, md.Driver, name) })
+	}
+	for _, observe := range observers {
+		reg, err := observe()
+		if err != nil {
+			return nil, errors.Join(err, unregisterAll())
+		}
+		regs = append(regs, reg)
+	}
+	return unregisterAll, nil
 }
 
 // ObserveStore registers the embedded store's figures, with
