@@ -233,3 +233,24 @@ func TestTheRepositoryEntriesNameLiveCode(t *testing.T) {
 	}
 	assert.Greater(t, found, 0)
 }
+
+// Every guard names a file of its module, and each function it names is
+// declared there, so a guard cannot outlive the code it protects.
+func TestTheGuardsNameLiveCode(t *testing.T) {
+	repo := filepath.Join("..", "..")
+	for _, g := range Guards {
+		src, err := readSource(filepath.Join(repo, g.Module), g.File)
+		if !assert.NoError(t, err, "guard %q of %s", g.What, g.Module) {
+			continue
+		}
+		for _, fn := range g.Funcs {
+			declared := false
+			for _, line := range src.lines {
+				if strings.HasPrefix(line, "func "+fn+"(") || (strings.HasPrefix(line, "func (") && strings.Contains(line, ") "+fn+"(")) {
+					declared = true
+				}
+			}
+			assert.True(t, declared, "guard %q: %s/%s declares no func %s", g.What, g.Module, g.File, fn)
+		}
+	}
+}

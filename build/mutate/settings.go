@@ -15,7 +15,7 @@ const Gremlins = "github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0"
 
 // DefaultModules are the modules a run tests when none are named: those
 // with an efficacy goal.
-var DefaultModules = []string{"keys", "rowbatch", "scheduler", "binding", "mooncakesdk", "mooncakedrv", "memdrv"}
+var DefaultModules = []string{"keys", "rowbatch", "scheduler", "binding", "mooncakesdk", "drivekit", "mooncakedrv", "memdrv"}
 
 // Settings are a run's options.
 type Settings struct {
