@@ -69,6 +69,7 @@ func TestRecycleTakesWorkAgain(t *testing.T) {
 		require.NoError(t, f.d.Recycle(t.Context()))
 		want := f.write(1, 7)
 		f.put(f.row(1, "fresh"))
+		synctest.Wait() // the put is stored before the get asks (two workers would race them)
 		got := f.get(f.row(2, "fresh"))
 		synctest.Wait()
 		assert.Equal(t, contract.OpState{Rows: statuses(contract.Ready), Access: contract.Ended}, got.Poll(nil))
