@@ -5,14 +5,8 @@
 // driver then owns. Subpackage pool starts and stops loopback pools for
 // tests, kvshare doctor and the benchmark.
 //
-// The driver is the driver kit (package drivekit) over the store calls
-// of this package: the kit keeps the contract's machinery (admission,
-// parts, workers, Cancel, Drain, Close, registrations, the lookup
-// budget, Recycle's waits and the counters), and this package what is
-// Mooncake's: the SDK calls of one store call, the verdict table, the
-// ledger of keys left open, the client's teardown and the pool package.
-//
-// It declares Put, Get, Cancel, AbsentIsMiss and PresenceFromIndex
+// It runs on the driver kit (package drivekit), which keeps the
+// contract's machinery; this package keeps what is Mooncake's. It declares Put, Get, Cancel, AbsentIsMiss and PresenceFromIndex
 // (lookups); host memory only; one span per row; no hints; no row cap
 // of its own. Every admitted call is cut into parts of at most
 // RowsPerCall rows and BytesPerCall bytes (a single larger row goes
@@ -50,36 +44,17 @@
 // client: its region stays registered, Drain answers false and Close is
 // refused. An SDK call over rows of several parts that leaves one
 // transfer unproven leaves every part with a row in it Unprovable.
-// Rows of parts no worker took end Cancelled. Recycle waits for the
-// parts inside the SDK, destroys the client (which joins its transfer
-// threads), ends every Unprovable access, and opens a fresh client with
-// Config.Reopen.
+// Recycle destroys the client (which joins its transfer threads) once no
+// part is inside the SDK, then opens a fresh one with Config.Reopen.
 //
-// Lookups: one batch_is_exist for the batch's keys (1 Present, 0
-// Absent, a negative code Unknown), a key a put of this driver writes
-// InFlight (without asking the store when every key is one), and the
-// first key answering 0 asked once more with get_size, which tells a
-// put in flight (REPLICA_IS_NOT_READY: InFlight) from an absent key
-// (OBJECT_NOT_FOUND: Absent): that row is the one a lookup's bound
-// stops at. Later keys answering 0 are Absent (the driver does not
-// declare LookupInFlight). Both answer from the master's metadata,
-// which keeps listing a provider's objects until its client_ttl runs
-// out: a provider frozen, killed or cut off leaves its objects Present
-// for that long while a get of them faults (-800), hence
-// PresenceFromIndex. The calls run on a goroutine of the kit's, which a
-// lookup whose context ends abandons (its names Unknown); at most
-// [MaxLookupsInStore] are inside the store at once, and a lookup that
-// finds that many answers Unknown at once.
+// Lookups: one batch_is_exist (1 Present, 0 Absent), get_size for the
+// first key answering 0 (REPLICA_IS_NOT_READY: InFlight), the driver's
+// own puts InFlight; Present is the master's index (PresenceFromIndex:
+// README.md); at most [MaxLookupsInStore] inside the store at once.
 //
-// It refuses, with [contract.ErrDriverRejected] and recording nothing, a
-// call while draining or closed, a batch whose names repeat or whose key
-// would hold a NUL byte, a row of more than one span, a span outside
-// every live registration, a hint, and a Device region. Drain makes no
-// SDK call; Close, only after a Drain that returned true with every
-// region unregistered, destroys the client.
-//
-// The verdict table with the store's evidence for each row, the
-// access-end evidence and the decisions: docs/design.md (section
-// "Mooncake"). How to run the real-pool tier and the fault matrix: the
-// module's README.md.
+// Refusals (after Drain or Close, a repeated name, a row of more than
+// one span, a span outside the live registrations, a hint, a Device
+// region) are the kit's: [contract.ErrDriverRejected], nothing recorded.
+// The verdict table with its evidence and the decisions: docs/design.md
+// ("Mooncake"); the real-pool tier and the fault matrix: README.md.
 package mooncakedrv

@@ -45,30 +45,16 @@
 //     and 1×4096 publish and fetch against a socketpair round trip of
 //     the same frames (goal: added latency ≤ 1.5× it); 1 MiB rows'
 //     throughput (goal: 0.9 of in-process).
-//  9. The disk tier over the directory of a [disk] store file (--store),
-//     or with none a temporary directory (durability none): publish and
-//     fetch of 64 KiB, 256 KiB and 1 MiB rows through a diskdrv driver
-//     against a floor of open + one pwrite / open + one pread a row of
-//     the same bytes from the same memory, one file a row in a folder
-//     beside the store's on the same file system, with the driver's
-//     flags (O_DIRECT when it uses it) and syncs, on as many goroutines
-//     as it has workers. Before every fetch the page cache of every file
-//     read, the driver's and the floor's, is dropped with
-//     posix_fadvise(POSIX_FADV_DONTNEED), outside the clock. Goal: 0.9
-//     each way. And a lookup of 4096 names (measurement 6's layout)
-//     against a stat of each name's object file — what a reader without
-//     the driver's index in memory would ask the file system at the
-//     least. Goal: at most 1.0× the stat's time.
+//  9. The disk tier (a [disk] store file's directory, or a temporary
+//     one): publish and fetch of 64 KiB, 256 KiB and 1 MiB rows against
+//     open + one pwrite / pread a row of the same bytes from the same
+//     memory, the page cache dropped before every fetch (goal: 0.9 each
+//     way); a lookup of 4096 names against a stat a name (goal: ≤ 1.0×).
 //
 // Both sides of a comparison use the same store, objects and kind of
-// staging memory, and take turns going first. [Options.Validate] refuses
-// settings out of range. A measurement that cannot run to the end (a row
-// that never came back Ready where every row must, a pool that will not
-// start) ends the run with an error, and the report holds what ran
-// before; a missed goal is a finding, not an error.
-//
-// What each measurement does, its floor, and every decision that keeps
-// the comparison fair are in docs/design.md (section "The kvshare
-// command (tools)"); the figures measured so far are in BENCHMARKS.md,
-// and the flags in the tools module's README.md.
+// staging memory, and take turns going first. A measurement that cannot
+// run to the end ends the run with an error (the report holds what ran
+// before); a missed goal is a finding, not an error. Each measurement's
+// floor and decisions: docs/design.md ("The kvshare command (tools)");
+// figures: BENCHMARKS.md; flags: the tools module's README.md.
 package bench
