@@ -38,6 +38,17 @@ type LookupResult struct {
 	Bound int
 }
 
+// Count returns how many rows the lookup answered p.
+func (r LookupResult) Count(p contract.Presence) int {
+	n := 0
+	for _, q := range r.Rows {
+		if q == p {
+			n++
+		}
+	}
+	return n
+}
+
 // Lookup asks the driver which of the view's rows the store holds, before
 // any memory is lent: only the groups' names are read (slots and regions
 // are not looked at). A malformed view is refused with

@@ -32,3 +32,15 @@ func (o Outcome) Prefix() int {
 	}
 	return len(o.Delivered)
 }
+
+// Count returns how many rows ended with status s: Count(Ready) is the
+// rows delivered, Count(Miss) those the store does not have.
+func (o Outcome) Count(s RowStatus) int {
+	n := 0
+	for _, r := range o.Rows {
+		if r == s {
+			n++
+		}
+	}
+	return n
+}

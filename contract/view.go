@@ -49,6 +49,37 @@ func (v View) PresentBound(rows []Presence) int {
 	return v.bound(func(row int) bool { return row < len(rows) && rows[row] == Present })
 }
 
+// Cut returns the view cut to each group's first n rows (all of a group
+// shorter than n): the rows a lookup found, for a fetch of
+// v.Cut(result.Bound). The view shares v's slices. A negative n is 0.
+func (v View) Cut(n int) View {
+	return v.each(func(rows int) (int, int) { return 0, min(max(n, 0), rows) })
+}
+
+// Rest returns the rows Cut(n) leaves out: each group's rows from n on
+// (none of a group of n rows or fewer), the blocks an engine computes
+// after fetching v.Cut(n). The view shares v's slices.
+func (v View) Rest(n int) View {
+	return v.each(func(rows int) (int, int) { return min(max(n, 0), rows), rows })
+}
+
+// each returns the view whose groups keep rows [lo, hi) of v's, span
+// giving lo and hi for a group of that many rows.
+func (v View) each(span func(rows int) (lo, hi int)) View {
+	out := View{Groups: make([]Group, len(v.Groups))}
+	for i, g := range v.Groups {
+		lo, hi := span(max(len(g.Slots), len(g.Names)))
+		out.Groups[i] = Group{Region: g.Region, Slots: clip(g.Slots, lo, hi), Names: clip(g.Names, lo, hi)}
+	}
+	return out
+}
+
+// clip is s[lo:hi] bounded by s's length (a lookup's group may carry
+// names alone, without slots).
+func clip[T any](s []T, lo, hi int) []T {
+	return s[min(lo, len(s)):min(hi, len(s)):min(hi, len(s))]
+}
+
 // bound is the minimum over groups of the number of leading rows of each
 // for which has (given the row's view-order index) is true; 0 without
 // groups.

@@ -7,8 +7,10 @@ import (
 	"github.com/kvshare/kvshare/contract"
 )
 
-// closeFirst says what an owner closing the driver too early must do.
-const closeFirst = "close the backend over this driver first: binding's Backend.Close, or Shutdown until it answers no labels"
+// closeFirst says what an owner closing the driver too early must do,
+// whether or not a backend was ever built over it.
+const closeFirst = "Drain it, and revoke every registration, before Close; " +
+	"a driver lent to a backend is drained and closed by binding's Backend.Close"
 
 // Drain stops taking work (every later Put, Get, lookup and
 // registration is refused), ends Cancelled every row no worker took

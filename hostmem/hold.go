@@ -82,7 +82,9 @@ func (c holdCount) refusal(n int64) error {
 	case c.kept > 0:
 		return fmt.Errorf("%w: %d of %d holds kept for good (%v): %d bytes stay mapped", ErrLent, c.kept, c.taken, c.why, n)
 	case c.released < c.taken:
-		return fmt.Errorf("%w: %d of %d holds not released: a store may still touch these %d bytes", ErrLent, c.taken-c.released, c.taken, n)
+		return fmt.Errorf("%w: %d of %d holds not released, so a store may still touch these %d bytes "+
+			"(the backend a hold was lent to releases it once no store can; a hold never lent is released by its Release)",
+			ErrLent, c.taken-c.released, c.taken, n)
 	}
 	return nil
 }

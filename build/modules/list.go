@@ -30,6 +30,7 @@ var Repo = List{Modules: []Module{
 	{Dir: "loopback"},
 	{Dir: "patience"},
 	{Dir: "binding", Imports: []string{"contract", "keys", "rowbatch", "=storeconfig"}},
+	{Dir: "lender", Imports: []string{"contract", "binding", "hostmem", "keys", "rowbatch", "=storeconfig", xsys}},
 	{Dir: "drivekit", Imports: []string{"contract", "rowbatch", "scheduler"}},
 	{Dir: "memdrv", Imports: []string{"contract", "rowbatch", "scheduler", "drivekit", "hostmem", xsys}},
 	{Dir: "diskdrv", Imports: []string{"contract", "rowbatch", "scheduler", "drivekit", "storeconfig", "keys", toml, xsys}},
