@@ -52,6 +52,8 @@ func (v View) PresentBound(rows []Presence) int {
 // Cut returns the view cut to each group's first n rows (all of a group
 // shorter than n): the rows a lookup found, for a fetch of
 // v.Cut(result.Bound). The view shares v's slices. A negative n is 0.
+// The outcome of an attempt on the cut view is in the cut view's order:
+// read it with that view (cut.ResumeBound(out)), not with v.
 func (v View) Cut(n int) View {
 	return v.each(func(rows int) (int, int) { return 0, min(max(n, 0), rows) })
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/hostmem"
 	"github.com/kvshare/kvshare/keys"
+	"github.com/kvshare/kvshare/lender"
 	"github.com/kvshare/kvshare/memdrv"
 )
 
@@ -58,25 +59,23 @@ func nextStep(s contract.RowStatus) string {
 // guide:end
 
 // A get whose transfer may still be running when the store gave up on
-// it: the outcome is known, but the attempt never quiesces, the slot
-// stays lent, Shutdown names what is held, the hold is never released
-// and the memory must never be freed.
+// it, over a driver that cannot recycle: the outcome is known, but the
+// attempt never quiesces, the slot stays lent, and Close keeps the
+// memory for good, saying what and why; it can never be freed.
 func Example_unprovable() {
 	ctx := context.Background()
 	store := memdrv.NewStore()
 	driver := memdrv.New(store, memdrv.Options{})
-	cfg := binding.Config{
-		KeyPrefix: "engine",
-		Logger:    slog.New(slog.DiscardHandler), // the backend warns here; this example keeps quiet
-	}
-	l, err := lend(ctx, driver, cfg, 4, 4096)
+	quiet := slog.New(slog.DiscardHandler)         // the backend warns here; this example keeps quiet
+	noRecycle := struct{ contract.Driver }{driver} // seen as a contract.Driver alone: no Recycle
+	l, err := lend(ctx, noRecycle, binding.Config{KeyPrefix: "engine", Logger: quiet}, 4, 4096)
 	if err != nil {
 		panic(err)
 	}
 	row := func(slot int32) contract.View {
 		return contract.View{Groups: []contract.Group{{Slots: []int32{slot}, Names: [][]byte{[]byte("block")}}}}
 	}
-	a, err := publish(l.backend, row(0))
+	a, err := publish(l.Backend, row(0))
 	if err != nil {
 		panic(err)
 	}
@@ -85,60 +84,38 @@ func Example_unprovable() {
 	stem, _ := keys.NewStem("engine")
 	key, _ := stem.Key([]byte("block"))
 	driver.UnprovableGets(key) // the store gives up on the get, but cannot say the transfer ended
-	a, err = l.backend.Fetch(row(1), nil)
+	a, err = l.Fetch(row(1), nil)
 	if err != nil {
 		panic(err)
 	}
 	out, _ := a.Wait(ctx) // the outcome comes; quiescence never will
 	fmt.Println("fault:", fetchFault(out))
 	fmt.Println("row:", out.Rows[0], "quiesced:", a.Quiesced())
-	s := l.backend.Stats()
+	s := l.Stats()
 	fmt.Println("calls unprovable:", s.CallsUnprovable, "rows lent:", s.RowsLent, "bytes lent:", s.BytesLent)
 
-	err = l.close(ctx) // answers at once: nothing can change
-	var held *binding.HeldError
-	fmt.Println("held for good:", errors.Is(err, binding.ErrHeldForGood), errors.As(err, &held) && len(held.Held) == 2, held.Held)
-	fmt.Println("free refused:", errors.Is(l.mem.Free(), hostmem.ErrLent))
+	err = giveBack(ctx, l, quiet) // answers at once: nothing can change
+	var kept *lender.Kept
+	fmt.Println("kept for good:", errors.As(err, &kept), kept.Held, kept.Mapped, "bytes mapped")
+	fmt.Println("held for good:", errors.Is(err, binding.ErrHeldForGood))
+	fmt.Println("free refused:", errors.Is(l.Memory().Free(), hostmem.ErrLent))
 	// Output:
 	// fault: a row faulted (its slot is undefined): recompute from the resume bound, and count it
 	// row: fault quiesced: false
 	// calls unprovable: 1 rows lent: 1 bytes lent: 4096
-	// held for good: true true [attempt 2 (fetch) region 0]
+	// kept for good: true [attempt 2 (fetch) region 0] 16384 bytes mapped
+	// held for good: true
 	// free refused: true
 }
 
-// guide:reclaim
-// closeOrReclaim gives everything back, as close does; when only memory
-// held for good stops it and the driver can recycle (tear down what
-// could still touch that memory), it reclaims it and closes again.
-func (l *lender) closeOrReclaim(ctx context.Context) error {
-	err := l.backend.Close(ctx)
-	if errors.Is(err, binding.ErrHeldForGood) {
-		if _, rerr := l.backend.Reclaim(ctx); rerr == nil {
-			err = l.backend.Close(ctx) // goes on where it stopped
-		}
-	}
-	if err != nil {
-		if errors.Is(err, binding.ErrHeldForGood) {
-			l.hold.KeepForGood(err) // nothing could win it back
-		}
-		return err
-	}
-	return l.mem.Free()
-}
-
-// guide:end
-
 // The same unprovable get, over a driver that can recycle (memdrv can;
-// the Mooncake driver destroys its client and opens a fresh one): the
-// reclaim gives the call back, the attempt quiesces, and Close and Free
-// finish.
+// the Mooncake driver destroys its client and opens a fresh one): Close
+// reclaims the call, the attempt quiesces, and everything is given back.
 func Example_reclaim() {
 	ctx := context.Background()
 	store := memdrv.NewStore()
 	driver := memdrv.New(store, memdrv.Options{})
-	cfg := binding.Config{KeyPrefix: "engine", Logger: slog.New(slog.DiscardHandler)}
-	l, err := lend(ctx, driver, cfg, 4, 4096)
+	l, err := lend(ctx, driver, binding.Config{KeyPrefix: "engine", Logger: slog.New(slog.DiscardHandler)}, 4, 4096)
 	if err != nil {
 		panic(err)
 	}
@@ -147,15 +124,15 @@ func Example_reclaim() {
 	key, _ := stem.Key([]byte("block"))
 	store.Set(key, make([]byte, 4096))
 	driver.UnprovableGets(key)
-	a, err := l.backend.Fetch(view, nil)
+	a, err := l.Fetch(view, nil)
 	if err != nil {
 		panic(err)
 	}
 	out, _ := a.Wait(ctx)
 	fmt.Println("row:", out.Rows[0], "quiesced:", a.Quiesced())
 
-	fmt.Println("closed and freed:", l.closeOrReclaim(ctx))
-	s := l.backend.Stats()
+	fmt.Println("closed and freed:", l.Close(ctx))
+	s := l.Stats()
 	fmt.Println("reclaims:", s.Reclaims, "bytes given back:", s.BytesReclaimed, "quiesced:", a.Quiesced())
 	// Output:
 	// row: fault quiesced: false

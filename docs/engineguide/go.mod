@@ -27,6 +27,7 @@ require (
 	github.com/kvshare/kvshare/contract v0.3.0
 	github.com/kvshare/kvshare/keys v0.3.0
 	github.com/kvshare/kvshare/memdrv v0.3.0
+	github.com/kvshare/kvshare/patience v0.3.0
 	github.com/stretchr/testify v1.12.1
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/metric v1.47.0
@@ -42,6 +43,7 @@ require (
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/kvshare/kvshare/scheduler v0.3.0 // indirect
 	github.com/kvshare/kvshare/storeconfig v0.3.0 // indirect
+	github.com/redis/rueidis v1.0.79 // indirect
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
 	go.opentelemetry.io/otel/log v1.47.0 // indirect
 	go.opentelemetry.io/otel/sdk v1.47.0 // indirect
@@ -53,8 +55,10 @@ require (
 require (
 	github.com/kvshare/kvshare/drivekit v0.3.0 // indirect
 	github.com/kvshare/kvshare/hostmem v0.3.0
+	github.com/kvshare/kvshare/lender v0.3.0
 	github.com/kvshare/kvshare/mooncakedrv v0.3.0
 	github.com/kvshare/kvshare/mooncakesdk v0.3.0
+	github.com/kvshare/kvshare/redisdrv v0.3.0
 	github.com/kvshare/kvshare/rowbatch v0.3.0 // indirect
 	github.com/kvshare/kvshare/telemetry v0.3.0
 )
@@ -68,3 +72,7 @@ replace github.com/kvshare/kvshare/loopback => ../../loopback
 replace github.com/kvshare/kvshare/patience => ../../patience
 
 replace github.com/kvshare/kvshare/drivekit => ../../drivekit
+
+replace github.com/kvshare/kvshare/lender => ../../lender
+
+replace github.com/kvshare/kvshare/redisdrv => ../../redisdrv

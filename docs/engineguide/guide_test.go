@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kvshare/kvshare/mooncakesdk"
+	"github.com/kvshare/kvshare/redisdrv"
 )
 
 var update = flag.Bool("update", false, "write the code's regions into the guide's blocks")
@@ -34,6 +35,9 @@ func regions(t *testing.T) map[string]string {
 	t.Helper()
 	files, err := filepath.Glob("*.go")
 	require.NoError(t, err)
+	program, err := filepath.Glob("roundtrip/*.go") // the guide's complete program
+	require.NoError(t, err)
+	files = append(files, program...)
 	out := map[string]string{}
 	for _, f := range files {
 		src, err := os.ReadFile(f)
@@ -163,21 +167,50 @@ func TestGuideMatchesCode(t *testing.T) {
 	}
 }
 
-// The guide's store config is one LoadStoreConfig accepts, pin included.
+// The guide's store files are ones their stores' loaders accept: the
+// Mooncake file with its pin, the Redis file as it stands.
 func TestGuideStoreConfigLoads(t *testing.T) {
 	src, err := os.ReadFile(guidePath)
 	require.NoError(t, err)
-	var tomls []block
+	var mooncake, redis int
 	for _, b := range blocks(t, strings.Split(string(src), "\n")) {
-		if b.lang == "toml" {
-			tomls = append(tomls, b)
+		if b.lang != "toml" {
+			continue
+		}
+		path := filepath.Join(t.TempDir(), "store.toml")
+		require.NoError(t, os.WriteFile(path, []byte(b.text), 0o644))
+		switch {
+		case strings.Contains(b.text, "[mooncake]"):
+			mooncake++
+			cfg, err := mooncakesdk.LoadStoreConfig(path)
+			require.NoError(t, err, "%s:%d", guidePath, b.first)
+			assert.NotEmpty(t, cfg.Mooncake.SDKSHA256, "the guide's config pins the library")
+			assert.NotEmpty(t, cfg.Blob.KeyPrefix)
+		case strings.Contains(b.text, "[redis]"):
+			redis++
+			cfg, err := redisdrv.LoadStoreConfig(path)
+			require.NoError(t, err, "%s:%d", guidePath, b.first)
+			assert.NotEmpty(t, cfg.Blob.KeyPrefix)
+		default:
+			t.Errorf("%s:%d: a store file for no store the guide shows", guidePath, b.first)
 		}
 	}
-	require.Len(t, tomls, 1, "the guide shows one store config")
-	path := filepath.Join(t.TempDir(), "store.toml")
-	require.NoError(t, os.WriteFile(path, []byte(tomls[0].text), 0o644))
-	cfg, err := mooncakesdk.LoadStoreConfig(path)
-	require.NoError(t, err)
-	assert.NotEmpty(t, cfg.Mooncake.SDKSHA256, "the guide's config pins the library")
-	assert.NotEmpty(t, cfg.Blob.KeyPrefix)
+	assert.Equal(t, 1, mooncake, "the guide shows one Mooncake store file")
+	assert.Equal(t, 1, redis, "the guide shows one Redis store file")
+}
+
+// The guide's complete program — imports, every error path — fits in
+// 80 lines of code, blank and comment lines not counted.
+func TestTheProgramFitsInEightyLines(t *testing.T) {
+	program, ok := regions(t)["program"]
+	require.True(t, ok, "the guide's program is region \"program\" of roundtrip/main.go")
+	code := 0
+	for _, line := range strings.Split(program, "\n") {
+		if l := strings.TrimSpace(line); l != "" && !strings.HasPrefix(l, "//") {
+			code++
+		}
+	}
+	assert.LessOrEqual(t, code, 80, "lines of code in the guide's program")
+	assert.True(t, strings.HasPrefix(program, "// Command roundtrip") && strings.Contains(program, "\npackage main\n"),
+		"the region is the whole file, package clause and imports included")
 }

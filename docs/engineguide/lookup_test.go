@@ -6,27 +6,29 @@ import (
 
 	"github.com/kvshare/kvshare/binding"
 	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/lender"
 	"github.com/kvshare/kvshare/memdrv"
 )
 
 // guide:lookup
-// blocksHeld asks which of v's rows the store holds, lending no memory,
-// and returns how many leading blocks of every layer to fetch (the least
-// Present prefix over the groups), and whether a block read Present may
-// still fault when fetched: with Capabilities.PresenceFromIndex, Present
-// says what the store's index lists, not that the fetch will read it.
-func blocksHeld(ctx context.Context, b *binding.Backend, v contract.View) (bound int, mayFault bool, err error) {
-	res, err := b.Lookup(ctx, v, binding.LookupOptions{})
+// plan asks which of v's blocks the store holds, lending no memory, and
+// cuts v in two: the blocks to fetch (the least Present prefix over the
+// layers) and the blocks to compute. mayFault says a block read Present
+// may still fault when fetched (Capabilities.PresenceFromIndex: Present
+// is what the store's index lists, not what a fetch will read).
+func plan(ctx context.Context, l *lender.Lender, v contract.View) (fetch, compute contract.View, mayFault bool, err error) {
+	found, err := l.Lookup(ctx, v, binding.LookupOptions{})
 	if err != nil {
-		return 0, false, err // binding.ErrNoLookup: the driver cannot tell
+		return contract.View{}, v, false, err // binding.ErrNoLookup: the driver cannot tell; compute it all
 	}
-	return res.Bound, b.Regions().Capabilities().PresenceFromIndex, nil
+	return v.Cut(found.Bound), v.Rest(found.Bound), l.Regions().Capabilities().PresenceFromIndex, nil
 }
 
 // guide:end
 
 // One lender publishes two blocks of a request; another asks which of
-// the request's three blocks the store holds, then fetches those.
+// the request's three blocks the store holds, fetches those and
+// computes the third.
 func Example_lookup() {
 	const layers, maxBlocks, blockTokens, slotBytes = 2, 4, 16, 4096
 	ctx := context.Background()
@@ -44,37 +46,34 @@ func Example_lookup() {
 	for i := range tokens {
 		tokens[i] = int32(2000 + i)
 	}
-	hashes := blockHashes(tokens, blockTokens)
-	published, err := publisher.backend.Publish(requestView(hashes[:2], layers, maxBlocks), nil)
+	view := requestView(blockHashes(tokens, blockTokens), layers, maxBlocks)
+	published, err := publisher.Publish(view.Cut(2), nil)
 	if err != nil {
 		panic(err)
 	}
-	if _, err := published.Wait(ctx); err != nil {
+	if _, err := contract.Settle(ctx, published); err != nil {
 		panic(err)
 	}
 
-	bound, mayFault, err := blocksHeld(ctx, fetcher.backend, requestView(hashes, layers, maxBlocks))
+	fetch, compute, mayFault, err := plan(ctx, fetcher, view)
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println("held:", bound, "blocks of", len(hashes), "- a Present block may still fault:", mayFault)
-	fetched, err := fetcher.backend.Fetch(requestView(hashes[:bound], layers, maxBlocks), nil)
+	fmt.Println("fetch", fetch.Rows(), "rows, compute", compute.Rows(), "- a Present block may still fault:", mayFault)
+	fetched, err := fetcher.Fetch(fetch, nil)
 	if err != nil {
 		panic(err)
 	}
-	out, err := fetched.Wait(ctx)
+	out, err := contract.Settle(ctx, fetched)
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println("fetched rows:", out.Prefix(), "fault:", out.Fault)
-
-	<-published.Done()
-	<-fetched.Done()
-	fmt.Println("publisher closed:", publisher.close(ctx))
-	fmt.Println("fetcher closed:", fetcher.close(ctx))
+	fmt.Println("fetched rows:", out.Count(contract.Ready), "resume at block", fetch.ResumeBound(out), "fault:", out.Fault)
+	fmt.Println("publisher closed:", publisher.Close(ctx))
+	fmt.Println("fetcher closed:", fetcher.Close(ctx))
 	// Output:
-	// held: 2 blocks of 3 - a Present block may still fault: false
-	// fetched rows: 4 fault: <nil>
+	// fetch 4 rows, compute 2 - a Present block may still fault: false
+	// fetched rows: 4 resume at block 2 fault: <nil>
 	// publisher closed: <nil>
 	// fetcher closed: <nil>
 }

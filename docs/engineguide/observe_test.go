@@ -13,6 +13,7 @@ import (
 
 	"github.com/kvshare/kvshare/binding"
 	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/lender"
 	"github.com/kvshare/kvshare/memdrv"
 	"github.com/kvshare/kvshare/mooncakedrv"
 	"github.com/kvshare/kvshare/telemetry"
@@ -26,15 +27,15 @@ import (
 // driver's name as an attribute). Every
 // instrument is read at collection; nothing is added to the submit
 // path. Unregister the registrations before the lender goes.
-func observe(provider metric.MeterProvider, name string, l *lender) ([]metric.Registration, error) {
+func observe(provider metric.MeterProvider, name string, l *lender.Lender) ([]metric.Registration, error) {
 	lenderAttr := attribute.String("lender", name)
-	reg, err := telemetry.Observe(provider, l.backend, lenderAttr)
+	reg, err := telemetry.Observe(provider, l.Backend, lenderAttr)
 	if err != nil {
 		return nil, err
 	}
 	regs := []metric.Registration{reg}
 	var kit drivermetrics.Driver
-	switch d := l.backend.Driver().(type) {
+	switch d := l.Backend.Driver().(type) {
 	case *mooncakedrv.Driver: // its own Stats shadows the kit's
 		kit = d.Driver
 	case drivermetrics.Driver:
@@ -65,7 +66,7 @@ func Example_metrics() {
 	if err != nil {
 		panic(err)
 	}
-	a, err := publish(l.backend, requestView(blockHashes(make([]int32, 32), 16), 2, 4))
+	a, err := publish(l.Backend, requestView(blockHashes(make([]int32, 32), 16), 2, 4))
 	if err != nil {
 		panic(err)
 	}
@@ -90,7 +91,7 @@ func Example_metrics() {
 	for _, r := range regs {
 		_ = r.Unregister()
 	}
-	fmt.Println(l.close(context.Background()))
+	fmt.Println(l.Close(context.Background()))
 	// Output:
 	// kvshare.rows {row} direction=put,lender=publisher,status=ready: 4
 	// kvshare.lent.bytes By lender=publisher: 0
@@ -134,14 +135,14 @@ func Example_slowCall() {
 		panic(err)
 	}
 	gate := driver.Hold(memdrv.PutDir) // the store sits on every put until the gate opens
-	a, err := publish(l.backend, contract.View{Groups: []contract.Group{{Slots: []int32{0, 1}, Names: [][]byte{[]byte("a"), []byte("b")}}}})
+	a, err := publish(l.Backend, contract.View{Groups: []contract.Group{{Slots: []int32{0, 1}, Names: [][]byte{[]byte("a"), []byte("b")}}}})
 	if err != nil {
 		panic(err)
 	}
 	<-logged
 	gate.Release()
 	<-a.Done()
-	fmt.Println(l.close(context.Background()))
+	fmt.Println(l.Close(context.Background()))
 	// Output:
 	// WARN kvshare/binding: driver call running long rows=2
 	// <nil>

@@ -43,19 +43,19 @@ func Example_refused() {
 		"names != slots":    {Groups: []contract.Group{{Slots: []int32{0, 1}, Names: [][]byte{name}}}},
 	}
 	for _, what := range []string{"slot out of range", "region not lent", "empty name", "names != slots"} {
-		_, err := publish(l.backend, bad[what])
+		_, err := publish(l.Backend, bad[what])
 		fmt.Printf("%s: %v\n", what, err)
 	}
 	// A fetch may not write one slot twice; a publish may read it twice.
 	twice := contract.View{Groups: []contract.Group{{Slots: []int32{0, 0}, Names: [][]byte{[]byte("a"), []byte("b")}}}}
-	_, err = l.backend.Fetch(twice, nil)
+	_, err = l.Backend.Fetch(twice, nil)
 	fmt.Println("fetch into one slot twice refused:", errors.Is(err, contract.ErrInvalidSubmission))
 	// memdrv, like the Mooncake driver, takes no hints.
-	_, err = l.backend.Fetch(contract.View{}, "prefetch")
+	_, err = l.Backend.Fetch(contract.View{}, "prefetch")
 	fmt.Println("hint refused:", errors.Is(err, contract.ErrInvalidSubmission))
 
-	fmt.Println("closed:", l.close(context.Background()))
-	_, err = publish(l.backend, contract.View{})
+	fmt.Println("closed:", l.Close(context.Background()))
+	_, err = publish(l.Backend, contract.View{})
 	fmt.Println("after Shutdown:", errors.Is(err, contract.ErrSubmissionRejected))
 	// Output:
 	// slot out of range: view refused at group 0 row 0: slot 4 out of range [0, 4) of region 0
@@ -87,10 +87,10 @@ func Example_callLimit() {
 	if err != nil {
 		panic(err)
 	}
-	rows, bytes := l.backend.CallLimit(0)
+	rows, bytes := l.Backend.CallLimit(0)
 	fmt.Println("one call pins at most:", rows, "slots,", bytes, "bytes")
-	fmt.Println("spare slots for 2 stuck calls:", spareSlots(l.backend, 0, 2))
-	fmt.Println(l.close(context.Background()))
+	fmt.Println("spare slots for 2 stuck calls:", spareSlots(l.Backend, 0, 2))
+	fmt.Println(l.Close(context.Background()))
 	// Output:
 	// one call pins at most: 8 slots, 32768 bytes
 	// spare slots for 2 stuck calls: 16
@@ -117,7 +117,7 @@ func Example_wake() {
 	if err != nil {
 		panic(err)
 	}
-	a, err := publish(l.backend, contract.View{Groups: []contract.Group{{Slots: []int32{0}, Names: [][]byte{[]byte("x")}}}})
+	a, err := publish(l.Backend, contract.View{Groups: []contract.Group{{Slots: []int32{0}, Names: [][]byte{[]byte("x")}}}})
 	if err != nil {
 		panic(err)
 	}
@@ -128,7 +128,7 @@ func Example_wake() {
 	out, _ := a.Outcome() // known: quiescence never comes before the outcome
 	// guide:end
 	fmt.Println("delivered:", out.Delivered)
-	fmt.Println(l.close(context.Background()))
+	fmt.Println(l.Close(context.Background()))
 	// Output:
 	// delivered: [true]
 	// <nil>
