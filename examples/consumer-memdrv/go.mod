@@ -6,5 +6,6 @@ require (
 	github.com/kvshare/kvshare/binding v0.3.0
 	github.com/kvshare/kvshare/contract v0.3.0
 	github.com/kvshare/kvshare/hostmem v0.3.0
+	github.com/kvshare/kvshare/lender v0.3.0
 	github.com/kvshare/kvshare/memdrv v0.3.0
 )

@@ -6,6 +6,7 @@ require (
 	github.com/kvshare/kvshare/binding v0.3.0
 	github.com/kvshare/kvshare/contract v0.3.0
 	github.com/kvshare/kvshare/hostmem v0.3.0
+	github.com/kvshare/kvshare/lender v0.3.0
 	github.com/kvshare/kvshare/mooncakedrv v0.3.0
 	github.com/kvshare/kvshare/mooncakesdk v0.3.0
 )

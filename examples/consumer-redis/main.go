@@ -1,9 +1,10 @@
 // Command consumer-redis takes kvshare the way a team does: by version,
-// only binding, hostmem and the Redis driver (and contract, which they
-// speak). Two lenders, each with a driver over one Redis server (its
-// address in KVSHARE_REDIS_ADDR), round-trip rows through it, and every
-// byte is compared. Each run writes under a key prefix of its own, so
-// runs against the same server never read each other's rows.
+// only lender and the Redis driver (and contract, binding and hostmem,
+// which they speak). Two lenders, each with a driver over one Redis
+// server (its address in KVSHARE_REDIS_ADDR), round-trip rows through it
+// — publish, look up, fetch — and every byte is compared. Each run writes
+// under a key prefix of its own, so runs against the same server never
+// read each other's rows.
 package main
 
 import (
@@ -18,25 +19,12 @@ import (
 	"github.com/kvshare/kvshare/binding"
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/hostmem"
+	"github.com/kvshare/kvshare/lender"
 	"github.com/kvshare/kvshare/redisdrv"
 )
 
 // EnvAddr names the Redis server's host:port.
 const EnvAddr = "KVSHARE_REDIS_ADDR"
-
-const (
-	rows     = 64
-	rowBytes = 64 << 10
-)
-
-// lender is one engine's staging memory lent to a backend over a Redis
-// driver, under a hold of its own on hostmem's memory.
-type lender struct {
-	mem     *hostmem.Memory
-	backend *binding.Backend
-}
-
-func (l *lender) slot(i int) []byte { return l.mem.Slot(0, i) }
 
 // storeFile is the store file both lenders open: the run's key prefix
 // and the server's address.
@@ -44,35 +32,9 @@ func storeFile(addr, prefix string) []byte {
 	return fmt.Appendf(nil, "[blob]\nkey_prefix = %q\n\n[redis]\naddress = %q\n", prefix, addr)
 }
 
-func lend(ctx context.Context, sc redisdrv.StoreConfig) (*lender, error) {
-	mem, err := hostmem.Map(hostmem.Geometry{SlotBytes: rowBytes, SlotCount: rows}, hostmem.Options{})
-	if err != nil {
-		return nil, err
-	}
-	hold, err := mem.Hold() // the loan's own hold: Free waits for its release
-	if err != nil {
-		return nil, err // refused only for memory already freed
-	}
-	driver, err := redisdrv.OpenConfig(ctx, sc, slog.New(slog.DiscardHandler))
-	if err != nil {
-		hold.Release() // never lent
-		return nil, errors.Join(err, mem.Free())
-	}
-	backend, err := binding.Open(ctx, binding.Loan{Regions: mem.Regions(), Hold: hold}, driver, binding.FromBlob(sc.Blob))
-	if err != nil {
-		return nil, errors.Join(err, mem.Free()) // Free refuses memory still lent
-	}
-	return &lender{mem: mem, backend: backend}, nil
-}
-
-func (l *lender) close(ctx context.Context) error {
-	if err := l.backend.Close(ctx); err != nil {
-		return err // still held: keep the memory
-	}
-	return l.mem.Free()
-}
-
-func run() error {
+// start runs the round trip against the server, each lender with a
+// client of its own.
+func start() error {
 	addr := os.Getenv(EnvAddr)
 	if addr == "" {
 		return fmt.Errorf("%s is not set: set it to a Redis server's host:port (go run mage.go consumers starts one)", EnvAddr)
@@ -84,56 +46,86 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	publisher, err := lend(ctx, sc)
+	open := func(ctx context.Context) (contract.Driver, error) {
+		return redisdrv.OpenConfig(ctx, sc, slog.New(slog.DiscardHandler))
+	}
+	return run(ctx, open, binding.FromBlob(sc.Blob))
+}
+
+const (
+	rows     = 64
+	rowBytes = 64 << 10
+)
+
+// run lends two engines' memory over the drivers open opens, publishes
+// every row from one, and in the other looks the rows up, fetches the
+// prefix the store holds and compares every byte. Both lenders give
+// everything back before it returns.
+func run(ctx context.Context, open func(context.Context) (contract.Driver, error), cfg binding.Config) (err error) {
+	o := lender.Options{Geometry: hostmem.Geometry{SlotBytes: rowBytes, SlotCount: rows}, Backend: cfg}
+	publisher, err := lender.Open(ctx, open, o)
 	if err != nil {
 		return err
 	}
-	fetcher, err := lend(ctx, sc)
+	defer func() { err = errors.Join(err, publisher.Close(ctx)) }() // a *lender.Kept says what stays kept
+	fetcher, err := lender.Open(ctx, open, o)
 	if err != nil {
-		return errors.Join(err, publisher.close(ctx))
+		return err
 	}
+	defer func() { err = errors.Join(err, fetcher.Close(ctx)) }()
+
 	view := contract.View{Groups: []contract.Group{{Region: 0}}}
 	g := &view.Groups[0]
 	for i := range rows {
 		g.Slots = append(g.Slots, int32(i))
 		g.Names = append(g.Names, fmt.Appendf(nil, "block-%04d", i))
-		slot := publisher.slot(i)
+		slot := publisher.Slot(0, i)
 		for j := range slot {
 			slot[j] = byte(i*31 + j*7)
 		}
 	}
-	for _, step := range []struct {
-		name   string
-		submit func() (contract.Attempt, error)
-	}{
-		{"publish", func() (contract.Attempt, error) { return publisher.backend.Publish(view, nil) }},
-		{"fetch", func() (contract.Attempt, error) { return fetcher.backend.Fetch(view, nil) }},
-	} {
-		a, err := step.submit()
-		if err != nil {
-			return err
-		}
-		out, err := a.Wait(ctx)
-		if err != nil || view.ResumeBound(out) != rows {
-			return fmt.Errorf("%s: %d of %d rows (%v), fault %v, %v", step.name, view.ResumeBound(out), rows, out.Rows, out.Fault, err)
-		}
-		<-a.Done() // quiesced: the slots are the lender's again
+	a, err := publisher.Publish(view, nil)
+	if err := settle(ctx, "publish", view, a, err); err != nil {
+		return err
+	}
+	found, err := fetcher.Lookup(ctx, view, binding.LookupOptions{})
+	if err != nil {
+		return err
+	}
+	if found.Bound != rows {
+		return fmt.Errorf("lookup: %d of %d rows present", found.Count(contract.Present), rows)
+	}
+	present := view.Cut(found.Bound)
+	a, err = fetcher.Fetch(present, nil)
+	if err := settle(ctx, "fetch", present, a, err); err != nil {
+		return err
 	}
 	for i := range rows {
-		if !bytes.Equal(publisher.slot(i), fetcher.slot(i)) {
+		if !bytes.Equal(publisher.Slot(0, i), fetcher.Slot(0, i)) {
 			return fmt.Errorf("row %d differs after the round trip", i)
 		}
 	}
-	if err := errors.Join(publisher.close(ctx), fetcher.close(ctx)); err != nil {
-		return err
+	return nil
+}
+
+// settle waits until the slots of a, the attempt submitting v made (or
+// the error it refused v with), are the lender's again, and wants every
+// row Ready.
+func settle(ctx context.Context, step string, v contract.View, a contract.Attempt, err error) error {
+	if err != nil {
+		return fmt.Errorf("%s: %w", step, err) // refused: nothing reached the store
 	}
-	fmt.Printf("kvshare consumer: %d rows, %d bytes round-tripped, every byte identical\n", rows, rows*rowBytes)
+	out, err := contract.Settle(ctx, a)
+	if ready := out.Count(contract.Ready); err != nil || ready != v.Rows() {
+		return fmt.Errorf("%s: %d of %d rows (%v), fault %v, %v", step, ready, v.Rows(), out.Rows, out.Fault, err)
+	}
 	return nil
 }
 
 func main() {
-	if err := run(); err != nil {
+	if err := start(); err != nil {
 		fmt.Fprintln(os.Stderr, "consumer-redis:", err)
 		os.Exit(1)
 	}
+	fmt.Printf("kvshare consumer: %d rows, %d bytes round-tripped, every byte identical\n", rows, rows*rowBytes)
 }
