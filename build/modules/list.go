@@ -46,7 +46,7 @@ var Repo = List{Modules: []Module{
 		"storeconfig", "mooncakesdk", "mooncakedrv", "loopback", purego, toml, nvml, xsys}, Tags: "nvml"},
 	{Dir: "telemetry", Imports: []string{"contract", "binding", "memdrv", "drivekit", "hostmem", "rowbatch", "scheduler", "node", "nodewire",
 		"storeconfig", "keys", "loopback", otelMeter, otelAttr, xxhash, xsys}},
-	// the guide's code is tests, and its program (roundtrip) a lender over memdrv
+	// the guide's code is tests; its program (roundtrip) and the README's (readme) lend over memdrv
 	{Dir: "docs/engineguide", Imports: []string{"contract", "binding", "keys", "rowbatch", "=storeconfig", "hostmem", "lender",
 		"memdrv", "drivekit", "scheduler", xsys}},
 	{Dir: "tools", Imports: []string{"*"}},

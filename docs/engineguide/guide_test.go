@@ -19,8 +19,13 @@ import (
 
 var update = flag.Bool("update", false, "write the code's regions into the guide's blocks")
 
-// guidePath is the guide, beside this module's folder.
-const guidePath = "../engine-guide.md"
+// guidePath is the guide, beside this module's folder; readmePath the
+// repository's README, whose one Go block is region readmeRegion.
+const (
+	guidePath    = "../engine-guide.md"
+	readmePath   = "../../README.md"
+	readmeRegion = "readme"
+)
 
 var (
 	regionStart = regexp.MustCompile(`^\s*// guide:([a-z]+)$`)
@@ -35,9 +40,11 @@ func regions(t *testing.T) map[string]string {
 	t.Helper()
 	files, err := filepath.Glob("*.go")
 	require.NoError(t, err)
-	program, err := filepath.Glob("roundtrip/*.go") // the guide's complete program
-	require.NoError(t, err)
-	files = append(files, program...)
+	for _, dir := range []string{"roundtrip", "readme"} { // the guide's whole program; the README's
+		more, err := filepath.Glob(dir + "/*.go")
+		require.NoError(t, err)
+		files = append(files, more...)
+	}
 	out := map[string]string{}
 	for _, f := range files {
 		src, err := os.ReadFile(f)
@@ -127,7 +134,21 @@ func blocks(t *testing.T, lines []string) []block {
 // build and run. With -update, the regions are written into the guide.
 func TestGuideMatchesCode(t *testing.T) {
 	code := regions(t)
-	src, err := os.ReadFile(guidePath)
+	delete(code, readmeRegion)
+	matchDoc(t, guidePath, code)
+}
+
+// The README's Go block is the program in readme/, which its test runs.
+func TestReadmeMatchesCode(t *testing.T) {
+	code := regions(t)
+	matchDoc(t, readmePath, map[string]string{readmeRegion: code[readmeRegion]})
+}
+
+// matchDoc checks that every Go block of the doc at path is one of
+// code's regions and every region is in the doc; with -update it writes
+// the regions into the doc first.
+func matchDoc(t *testing.T, path string, code map[string]string) {
+	src, err := os.ReadFile(path)
 	require.NoError(t, err)
 	lines := strings.Split(string(src), "\n")
 	bs := blocks(t, lines)
@@ -139,7 +160,7 @@ func TestGuideMatchesCode(t *testing.T) {
 				lines = slices.Replace(lines, b.first, b.end, strings.Split(text, "\n")...)
 			}
 		}
-		require.NoError(t, os.WriteFile(guidePath, []byte(strings.Join(lines, "\n")), 0o644))
+		require.NoError(t, os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644))
 		bs = blocks(t, lines)
 	}
 
@@ -148,22 +169,22 @@ func TestGuideMatchesCode(t *testing.T) {
 		if b.lang != "go" {
 			continue
 		}
-		where := guidePath + ":" + strconv.Itoa(b.first)
+		where := path + ":" + strconv.Itoa(b.first)
 		if b.region == "" {
 			t.Errorf("%s: a go block without a <!-- code: NAME --> line before it", where)
 			continue
 		}
 		want, ok := code[b.region]
 		if !ok {
-			t.Errorf("%s: region %q is in no Go file of docs/engineguide", where, b.region)
+			t.Errorf("%s: region %q is in no Go file of docs/engineguide meant for this page", where, b.region)
 			continue
 		}
 		assert.False(t, used[b.region], "%s: region %q shown twice", where, b.region)
 		used[b.region] = true
-		assert.Equal(t, want, b.text, "%s: block %q differs from its code (go test -run TestGuideMatchesCode -update rewrites it)", where, b.region)
+		assert.Equal(t, want, b.text, "%s: block %q differs from its code (go test -run MatchesCode -update rewrites it)", where, b.region)
 	}
 	for name := range code {
-		assert.True(t, used[name], "region %q is not in the guide", name)
+		assert.True(t, used[name], "region %q is not in %s", name, path)
 	}
 }
 
