@@ -36,7 +36,7 @@ func nodeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	nf := addNodeFlags(fs)
 	ef := addEventFlags(fs)
 	capacity := fs.String("capacity", "1GiB", "bytes the embedded store takes up front (not with --store: a [memory] section sizes its own)")
-	store := fs.String("store", "", "store file (TOML: [blob] and [memory], [mooncake] or [redis], and optionally [node]): serve the store it names instead of the default embedded store, with its [node] settings (a flag given overrides its key)")
+	store := fs.String("store", "", "store file (TOML: [blob] and [memory], [mooncake], [redis] or [disk], and optionally [node]): serve the store it names instead of the default embedded store, with its [node] settings (a flag given overrides its key)")
 	workers := fs.Int("workers", 8, "worker goroutines of the embedded store's driver (a row held inside the store keeps one)")
 	metricsAddr := fs.String("metrics", "", "serve the node's metrics (engines, bytes lent, in flight, held, refused attaches; per engine by its name) in Prometheus text at http://ADDR/metrics while it runs (host:port; port 0 picks one)")
 	if err := fs.Parse(args); err != nil {

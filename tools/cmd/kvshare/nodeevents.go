@@ -32,7 +32,7 @@ func addEventFlags(fs *flag.FlagSet) *eventFlags {
 		fs:       fs,
 		endpoint: fs.String("events", "", "publish KV events for routers (vLLM's BlockStored / BlockRemoved / AllBlocksCleared, msgpack over a ZeroMQ PUB socket, topic the scope's digest) bound at this endpoint, such as tcp://*:5557 (default: none)"),
 		replay:   fs.String("events-replay", "", "with --events: the ZeroMQ ROUTER endpoint that replays missed batches, such as tcp://*:5558 (default: none)"),
-		medium:   fs.String("events-medium", "", "with --events: the medium every event names (default kvshare:embedded, kvshare:mooncake or kvshare:redis, after the store)"),
+		medium:   fs.String("events-medium", "", "with --events: the medium every event names (default kvshare:embedded, kvshare:mooncake, kvshare:redis or kvshare:disk, after the store)"),
 		keyspace: fs.Bool("events-keyspace", true, "with --events over a Redis server: follow its keyspace notifications (evicted, expired, deleted keys: BlockRemoved; the server needs notify-keyspace-events Egex); never on a Redis Cluster"),
 		announce: fs.Int("events-announced", 0, "with --events: blocks remembered as announced, for BlockRemoved; past it the oldest is forgotten (default 1048576)"),
 	}

@@ -153,7 +153,7 @@ func checkListeners(ctx context.Context, list func() ([]listener, error), before
 	if exposed == 0 {
 		return ok(CheckListeners, "the client listens on %d socket(s), each on loopback or %s:\n%s", len(opened), hostname, shown)
 	}
-	return warn(CheckListeners, "the client listens on %d socket(s), %d of them beyond loopback and %s: whoever reaches them can read and write every buffer the client registered, unauthenticated, and abort the process with one malformed handshake; fence these ports (README, section Security):\n%s",
+	return warn(CheckListeners, "the client listens on %d socket(s), %d of them beyond loopback and %s: whoever reaches them can read and write every buffer the client registered, unauthenticated, and abort the process with one malformed handshake; fence these ports (docs/operators.md, section Security):\n%s",
 		len(opened), exposed, hostname, shown)
 }
 
