@@ -37,14 +37,14 @@ var Repo = List{Modules: []Module{
 	{Dir: "node", Imports: []string{"contract", "binding", "keys", "rowbatch", "nodewire", "=storeconfig", xsys}},
 	{Dir: "nodeclient", Imports: []string{"contract", "nodewire", xsys}},
 	{Dir: "events", Imports: []string{"keys", zmq4, xsync, xtext, rueidis, xsys}}, // the only module with ZeroMQ; x/sys is rueidis's
-	{Dir: "conformance", Imports: []string{"contract", "rowbatch", "patience", testify}},
+	{Dir: "conformance", Imports: []string{"contract", "rowbatch", "patience"}},
 	{Dir: "mooncakesdk", Imports: []string{"storeconfig", "keys", purego, toml}},
 	{Dir: "mooncakedrv", Imports: []string{"contract", "rowbatch", "scheduler", "drivekit", "mooncakesdk", "storeconfig", "keys", "loopback", purego, toml}},
 	{Dir: "redisdrv", Imports: []string{"contract", "drivekit", "rowbatch", "scheduler", "storeconfig", "keys", "loopback", rueidis, toml, xsys}},
 	{Dir: "gpuroundtrip", Imports: []string{"contract", "keys", "rowbatch", "scheduler", "binding", "memdrv", "drivekit", "hostmem",
-		"storeconfig", "mooncakesdk", "mooncakedrv", "loopback", purego, toml, nvml, xsys}, Tags: "nvml"},
+		"storeconfig", "mooncakesdk", "mooncakedrv", purego, toml, nvml, xsys}, Tags: "nvml"},
 	{Dir: "telemetry", Imports: []string{"contract", "binding", "memdrv", "drivekit", "hostmem", "rowbatch", "scheduler", "node", "nodewire",
-		"storeconfig", "keys", "loopback", otelMeter, otelAttr, xxhash, xsys}},
+		"storeconfig", "keys", otelMeter, otelAttr, xxhash, xsys}},
 	{Dir: "docs/engineguide"}, // the guide's code is all tests
 	{Dir: "tools", Imports: []string{"*"}},
 }, Consumers: []Consumer{
