@@ -175,13 +175,7 @@ func english(mods []string) string {
 	if len(mods) == 0 {
 		return StandardLibrary
 	}
-	names := make([]string, len(mods))
-	for i, m := range mods {
-		names[i] = m
-		if Sibling(m) && m != Prefix {
-			names[i] = strings.TrimPrefix(m, Prefix+"/")
-		}
-	}
+	names := ordered(mods)
 	if len(names) == 1 {
 		return names[0]
 	}

@@ -65,10 +65,10 @@ func decodeGraph(r io.Reader) (Graph, error) {
 	for {
 		var p struct {
 			ImportPath, Dir, Doc string
-			Module           *struct{ Path string }
-			Standard         bool
-			DepOnly          bool
-			Imports          []string
+			Module               *struct{ Path string }
+			Standard             bool
+			DepOnly              bool
+			Imports              []string
 		}
 		err := dec.Decode(&p)
 		if errors.Is(err, io.EOF) {

@@ -1,6 +1,7 @@
 package modules
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -49,10 +50,17 @@ func (l List) Graphs(root string) (modules, consumers map[string]Graph, err erro
 }
 
 // writeWork writes a go.work into file that uses folder dir and every
-// module of the list.
+// module of the list, at the Go version of the go.work under root.
 func (l List) writeWork(root, file, dir string) error {
+	work, err := readWork(root)
+	if err != nil {
+		return err
+	}
+	if work.Go == nil {
+		return errors.New("modules: go.work has no go directive")
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "go 1.26.0\n\nuse (\n\t%q\n", filepath.ToSlash(dir))
+	fmt.Fprintf(&b, "go %s\n\nuse (\n\t%q\n", work.Go.Version, filepath.ToSlash(dir))
 	for _, m := range l.Modules {
 		abs, err := filepath.Abs(filepath.Join(root, filepath.FromSlash(m.Dir)))
 		if err != nil {

@@ -47,12 +47,24 @@ func Render(modules, consumers []Row) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// names lists module paths for a cell: kvshare modules by folder, in
-// order, then the others by path, in order.
+// names lists module paths for a cell, as [ordered] names them.
 func names(mods []string) string {
 	if len(mods) == 0 {
 		return "none"
 	}
+	out := ordered(mods)
+	for i, n := range out {
+		if n != "root" {
+			out[i] = "`" + n + "`"
+		}
+	}
+	return cell(strings.Join(out, ", "))
+}
+
+// ordered names modules the way the table and the claims do: kvshare
+// modules by folder ("root" for the root), in order, then the others by
+// path, in order.
+func ordered(mods []string) []string {
 	var ours, theirs []string
 	for _, m := range mods {
 		switch {
@@ -66,14 +78,7 @@ func names(mods []string) string {
 	}
 	slices.Sort(ours)
 	slices.Sort(theirs)
-	var out []string
-	for _, n := range append(ours, theirs...) {
-		if n != "root" {
-			n = "`" + n + "`"
-		}
-		out = append(out, n)
-	}
-	return cell(strings.Join(out, ", "))
+	return append(ours, theirs...)
 }
 
 // cell makes text safe inside a table cell.
