@@ -25,8 +25,9 @@
 // other than the package does), the modules its packages import and
 // every module they pull in. Those come from `go list -deps`, not from
 // the list's Imports: each module alone (GOWORK=off) with its Tags, each
-// consumer in a temporary workspace with every module, the standard
-// library and tests left out. A test of this package renders the table
+// consumer in a temporary workspace with every module, all for
+// linux/amd64 with cgo whatever the machine, the standard library and
+// tests left out. A test of this package renders the table
 // again and fails while [DocFile] differs by a byte.
 //
 // The list's Imports are checked both ways, so they say what the table

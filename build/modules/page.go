@@ -6,17 +6,24 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
+
+// platform is the build the table is listed for, whatever the machine:
+// kvshare's (it maps memory the Linux way), with cgo, which decides
+// whether gpuroundtrip compiles its NVML discovery.
+var platform = []string{"GOOS=linux", "GOARCH=amd64", "CGO_ENABLED=1"}
 
 // Graphs lists the package graph of every module, each alone
 // (GOWORK=off) and built with its Tags, and of every consumer, in a
 // workspace of its own with every module, so that the kvshare modules
-// it requires by version are the repository's. Both maps are by folder.
+// it requires by version are the repository's; all for linux/amd64
+// with cgo, whatever the machine. Both maps are by folder.
 func (l List) Graphs(root string) (modules, consumers map[string]Graph, err error) {
 	modules = map[string]Graph{}
 	for _, m := range l.Modules {
-		g, err := GoList(filepath.Join(root, filepath.FromSlash(m.Dir)), m.Tags, "GOWORK=off")
+		g, err := GoList(filepath.Join(root, filepath.FromSlash(m.Dir)), m.Tags, slices.Concat(platform, []string{"GOWORK=off"})...)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -40,7 +47,7 @@ func (l List) Graphs(root string) (modules, consumers map[string]Graph, err erro
 		if err := l.writeWork(root, file, dir); err != nil {
 			return nil, nil, err
 		}
-		g, err := GoList(dir, "", "GOWORK="+file)
+		g, err := GoList(dir, "", slices.Concat(platform, []string{"GOWORK=" + file})...)
 		if err != nil {
 			return nil, nil, err
 		}
