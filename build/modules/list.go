@@ -17,8 +17,9 @@ const (
 )
 
 // Repo is kvshare's list: every module of the repository, the root
-// first (Imports is the README's module table: what each module's
-// packages may import), and every outside consumer.
+// first (Imports: what each module's packages import, directly or not,
+// no more and no less; docs/modules.md shows it), and every outside
+// consumer.
 var Repo = List{Modules: []Module{
 	{Dir: ".", Imports: []string{"*"}, Tags: "mage"}, // the build: mage, x/mod
 	{Dir: "contract"},
