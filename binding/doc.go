@@ -1,6 +1,6 @@
 // Package binding is kvshare's backend over any store driver, the way
 // database/sql is over database/sql/driver. It imports only contract,
-// keys and rowbatch.
+// keys, rowbatch and storeconfig.
 //
 // [Regions] owns a lender's regions registered with one [contract.Driver]
 // under the lender's [Hold], and releases the hold once every region is

@@ -28,7 +28,7 @@
 // [Totals] counts what every Memory of the process mapped, locked and
 // freed.
 //
-// It imports only contract and golang.org/x/sys/unix, which has the
-// mmap, madvise, mlock and rlimit calls and constants the standard
+// It imports only contract and golang.org/x/sys/unix; that package has
+// the mmap, madvise, mlock and rlimit calls and constants the standard
 // library's syscall package lacks or freezes.
 package hostmem

@@ -33,6 +33,6 @@
 //
 // It refuses a KVSHARE_WAIT_SCALE that is not a number in (0, 1000]:
 // [Scale] returns the error, naming the variable and the value. It
-// imports the standard library only, and reads /proc on Linux alone
+// imports only the standard library; it reads /proc on Linux alone
 // (elsewhere nothing is starved).
 package patience

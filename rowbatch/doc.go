@@ -1,6 +1,6 @@
 // Package rowbatch owns the two rules about the shape of a driver call:
 // how the backend cuts a group of rows into calls ([Cut]), and what a
-// driver admits as a call ([Check]). It imports only contract, so the
+// driver admits as a call ([Check]). It imports only contract; so the
 // backend, every driver and the conformance suite apply the same rules
 // from the same code.
 //

@@ -3,7 +3,7 @@
 // [Get] and [Put], in a fixed order. The Mooncake driver cuts each
 // operation into parts (an SDK call each, or a share of one) for a [Pool];
 // any driver that runs its own workers may use it too. The package
-// imports only the standard library and keeps no global state.
+// imports only the standard library; it keeps no global state.
 //
 // # Order
 //

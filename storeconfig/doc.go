@@ -14,7 +14,7 @@
 // decoded strictly by package tomlfile (an unknown section or key, a
 // wrong type or a value out of range is refused, with the file, section
 // and key named). This package itself
-// imports only package keys, so that a backend (package binding) can take
-// its settings without pulling in a TOML decoder; binding.FromBlob turns
-// a Blob into the backend's Config.
+// imports only keys; so a backend (package binding) can take its
+// settings without pulling in a TOML decoder. binding.FromBlob turns a
+// Blob into the backend's Config.
 package storeconfig

@@ -16,14 +16,9 @@ import (
 // CheckWork checks that the go.work at root uses exactly the list's
 // module folders, and each once; any difference is named.
 func (l List) CheckWork(root string) error {
-	name := filepath.Join(root, "go.work")
-	data, err := os.ReadFile(name)
+	work, err := readWork(root)
 	if err != nil {
-		return fmt.Errorf("modules: %w", err)
-	}
-	work, err := modfile.ParseWork(name, data, nil)
-	if err != nil {
-		return fmt.Errorf("modules: %w", err)
+		return err
 	}
 	used := map[string]bool{}
 	var errs []error
@@ -98,6 +93,20 @@ func (l List) CheckTree(root string) error {
 	}
 	slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
 	return wrap(errs)
+}
+
+// readWork parses the go.work at root.
+func readWork(root string) (*modfile.WorkFile, error) {
+	name := filepath.Join(root, "go.work")
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("modules: %w", err)
+	}
+	work, err := modfile.ParseWork(name, data, nil)
+	if err != nil {
+		return nil, fmt.Errorf("modules: %w", err)
+	}
+	return work, nil
 }
 
 // ReadGoMod parses the go.mod in folder dir under root.

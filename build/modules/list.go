@@ -17,8 +17,9 @@ const (
 )
 
 // Repo is kvshare's list: every module of the repository, the root
-// first (Imports is the README's module table: what each module's
-// packages may import), and every outside consumer.
+// first (Imports: what each module's packages import, directly or not,
+// no more and no less; docs/modules.md shows it), and every outside
+// consumer.
 var Repo = List{Modules: []Module{
 	{Dir: ".", Imports: []string{"*"}, Tags: "mage"}, // the build: mage, x/mod
 	{Dir: "contract"},
@@ -38,14 +39,14 @@ var Repo = List{Modules: []Module{
 	{Dir: "node", Imports: []string{"contract", "binding", "keys", "rowbatch", "nodewire", "=storeconfig", xsys}},
 	{Dir: "nodeclient", Imports: []string{"contract", "nodewire", xsys}},
 	{Dir: "events", Imports: []string{"keys", zmq4, xsync, xtext, rueidis, xsys}}, // the only module with ZeroMQ; x/sys is rueidis's
-	{Dir: "conformance", Imports: []string{"contract", "rowbatch", "patience", testify}},
+	{Dir: "conformance", Imports: []string{"contract", "rowbatch", "patience"}},
 	{Dir: "mooncakesdk", Imports: []string{"storeconfig", "keys", purego, toml}},
 	{Dir: "mooncakedrv", Imports: []string{"contract", "rowbatch", "scheduler", "drivekit", "mooncakesdk", "storeconfig", "keys", "loopback", purego, toml}},
 	{Dir: "redisdrv", Imports: []string{"contract", "drivekit", "rowbatch", "scheduler", "storeconfig", "keys", "loopback", rueidis, toml, xsys}},
 	{Dir: "gpuroundtrip", Imports: []string{"contract", "keys", "rowbatch", "scheduler", "binding", "memdrv", "drivekit", "hostmem",
-		"storeconfig", "mooncakesdk", "mooncakedrv", "loopback", purego, toml, nvml, xsys}, Tags: "nvml"},
+		"storeconfig", "mooncakesdk", "mooncakedrv", purego, toml, nvml, xsys}, Tags: "nvml"},
 	{Dir: "telemetry", Imports: []string{"contract", "binding", "memdrv", "drivekit", "hostmem", "rowbatch", "scheduler", "node", "nodewire",
-		"storeconfig", "keys", "loopback", otelMeter, otelAttr, xxhash, xsys}},
+		"storeconfig", "keys", otelMeter, otelAttr, xxhash, xsys}},
 	// the guide's code is tests; its program (roundtrip) and the README's (readme) lend over memdrv
 	{Dir: "docs/engineguide", Imports: []string{"contract", "binding", "keys", "rowbatch", "=storeconfig", "hostmem", "lender",
 		"memdrv", "drivekit", "scheduler", xsys}},
