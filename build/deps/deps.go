@@ -1,6 +1,6 @@
 // Package deps checks kvshare's dependency rules: every module's
 // packages (tests aside) import only what build/modules allows it, so
-// the module graph stays the one the README's module table draws and a
+// the module graph stays the one docs/modules.md draws and a
 // consumer of contract and memdrv pulls in no purego.
 package deps
 
