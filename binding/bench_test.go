@@ -252,8 +252,8 @@ func BenchmarkValidate(b *testing.B) {
 	}
 }
 
-// The submit path allocates nothing per row (docs/design.md, section
-// "The backend (binding)"): an attempt's scratch comes from a pool and
+// The submit path allocates nothing per row (docs/design/binding.md,
+// section "The submit path"): an attempt's scratch comes from a pool and
 // returns to it once the attempt has quiesced, so a view of 65536 rows
 // allocates no more than one of 8.
 // Scratch of a view over 65536 rows is dropped, so that one outlier

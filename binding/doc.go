@@ -56,5 +56,5 @@
 // owns is refused ([ErrOwned]); [New] refuses regions Unbind was called on.
 //
 // Every refusal, and what the backend counts and logs: the module's
-// README.md. Why: docs/design.md (section "The backend (binding)").
+// README.md. Why: docs/design/binding.md.
 package binding

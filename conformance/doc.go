@@ -49,5 +49,5 @@
 // its hooks, names and keys, every check with what it proves and needs,
 // the summary, the promises in full and the suite's own tests. Where the
 // contract is silent, the suite's choices and their reasons are in
-// docs/design.md (section "The conformance suite").
+// docs/design/conformance.md.
 package conformance

@@ -48,7 +48,7 @@
 // Errors are sentinels wrapped with a reason ([ErrInvalidSubmission],
 // [ErrSubmissionRejected], [ErrConstructionRejected], [ErrDriverRejected],
 // [ErrInvalidRegion]), and [*RegistrationError] for a registration that
-// may be live. Why the rules read as they do: docs/design.md (section
-// "The contract"). Tables of verdicts and capabilities: the module's
-// README.md.
+// may be live. Why the rules read as they do: docs/design/contract.md
+// (section "Why the six driver rules read as they do"). Tables of
+// verdicts and capabilities: the module's README.md.
 package contract

@@ -37,5 +37,5 @@
 // Lookups answer from the index in memory: Present, InFlight for a key
 // being written, Absent. [Seam] is where tests stage disk faults.
 // Why one file per object, and the order of syncs and renames that a
-// power loss cannot tear: docs/design.md, "The disk tier".
+// power loss cannot tear: docs/design/diskdrv.md.
 package diskdrv

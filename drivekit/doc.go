@@ -57,5 +57,5 @@
 // accessors serve stores' scenario hooks and tests.
 //
 // A worked toy store of about a hundred lines: Example. Why the rules
-// are kept here: docs/design.md ("One driver kit").
+// are kept here: docs/design/drivekit.md.
 package drivekit

@@ -34,5 +34,5 @@
 // (evicted, expired, deleted keys) into BlockRemoved.
 //
 // The layout, the replay request and the decisions behind them: the
-// module's README.md and docs/design.md, section "KV events".
+// module's README.md and docs/design/events.md.
 package events

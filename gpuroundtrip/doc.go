@@ -42,7 +42,6 @@
 // [GPURequired], a machine without a usable GPU ([ErrNoGPU], saying why;
 // [GPUIfPresent], the default, runs the stand-in instead).
 //
-// The decisions behind it are in docs/design.md (section "The GPU round
-// trip (gpuroundtrip)"); how to run it, on a CPU or a GPU, is in the
-// module's README.md.
+// The decisions behind it are in docs/design/gpuroundtrip.md; how to
+// run it, on a CPU or a GPU, is in the module's README.md.
 package gpuroundtrip

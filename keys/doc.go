@@ -48,6 +48,6 @@
 // by the same rules and refuses uppercase hex digits. A prefix is
 // case-sensitive and never normalized.
 //
-// Why: docs/design.md (sections "Keys" and "Scopes"). Examples, limits
-// and allocations: the module's README.md.
+// Why: docs/design/keys.md. Examples, limits and allocations: the
+// module's README.md.
 package keys

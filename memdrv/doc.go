@@ -56,5 +56,5 @@
 // DeviceMemory; handles it never issued; and Close before a Drain that
 // returned true or with a registration left.
 //
-// Hooks, options: README.md; proofs, decisions: docs/design.md.
+// Hooks, options: README.md; proofs, decisions: docs/design/memdrv.md.
 package memdrv

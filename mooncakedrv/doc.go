@@ -55,6 +55,6 @@
 // Refusals (after Drain or Close, a repeated name, a row of more than
 // one span, a span outside the live registrations, a hint, a Device
 // region) are the kit's: [contract.ErrDriverRejected], nothing recorded.
-// The verdict table with its evidence and the decisions: docs/design.md
-// ("Mooncake"); the real-pool tier and the fault matrix: README.md.
+// The verdict table, its evidence and the decisions:
+// docs/design/mooncakedrv.md; the real-pool tier, the fault matrix: README.md.
 package mooncakedrv

@@ -31,7 +31,7 @@ type matrixRow struct {
 
 // The fault matrix: for each fault, a pool of its own, two backends with
 // publish and fetch traffic in flight when it strikes, and then, against
-// the verdict table (docs/design.md, section "Mooncake"): every row's
+// the verdict table (docs/design/mooncakedrv.md): every row's
 // verdict as the store's answers for its key say, every operation's
 // access Unprovable exactly where an answer leaves a transfer that may
 // still run, the driver's and the backend's stats counting exactly those

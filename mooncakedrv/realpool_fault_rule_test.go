@@ -8,8 +8,8 @@ import (
 	"github.com/kvshare/kvshare/mooncakesdk"
 )
 
-// The fault matrix's rule: what the verdict table (docs/design.md,
-// section "Mooncake") says a row's verdict and an operation's access
+// The fault matrix's rule: what the verdict table (docs/design/mooncakedrv.md,
+// section "The verdict table") says a row's verdict and an operation's access
 // must be, given what the store answered for each of its keys. It is
 // written apart from verdict.go on purpose, as a table of the design
 // record's sentences, so that the real store's answers check the

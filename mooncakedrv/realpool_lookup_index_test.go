@@ -22,7 +22,8 @@ import (
 // the provider's client_ttl runs out. These tests hold the driver's
 // lookups to that meaning while a provider is frozen, or killed with
 // replicas 2, and measure the window: from the fault to the first
-// lookup that no longer answers Present (docs/design.md, "Mooncake").
+// lookup that no longer answers Present (docs/design/mooncakedrv.md,
+// "Lookups while a provider is lost").
 
 // indexTTL is the master's client_ttl in these tests: Mooncake's
 // default, set explicitly so that the window measured is the one a

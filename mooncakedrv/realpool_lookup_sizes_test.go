@@ -33,8 +33,8 @@ func sizeCode(t *testing.T, s mooncakesdk.Sizer, key string) mooncakesdk.Code {
 // the put is in flight, OBJECT_NOT_FOUND for an absent key), at one RPC
 // a key. The put is held in flight by freezing the only provider while
 // another client puts; it ends -800 (its buffer is then kept for good).
-// The figures it logs are the evidence of docs/design.md's lookup
-// decision.
+// The figures it logs are the evidence of the lookup decision in
+// docs/design/mooncakedrv.md (section "Lookups").
 func TestRealLookupAnswers(t *testing.T) {
 	s := startRealStore(t, nil)
 	writer, reader := openRawClient(t, s), openRawClient(t, s)

@@ -25,7 +25,7 @@ type verdict struct {
 }
 
 // putVerdict maps a batch_put_from answer (the verdict table of
-// docs/design.md, section "Mooncake").
+// docs/design/mooncakedrv.md, section "The verdict table").
 func putVerdict(code mooncakesdk.Code) verdict {
 	switch code {
 	case mooncakesdk.OK:
@@ -64,7 +64,7 @@ func leftOpenVerdict(exists int32) contract.RowStatus {
 }
 
 // getVerdict maps a batch_get_into answer for a row of size bytes (the
-// verdict table of docs/design.md, section "Mooncake"). Only the whole
+// verdict table of docs/design/mooncakedrv.md). Only the whole
 // object is Ready: a shorter one landed in the slot's head.
 func getVerdict(code mooncakesdk.Code, size int64) verdict {
 	if code == mooncakesdk.Code(size) && size > 0 {

@@ -10,8 +10,8 @@ import (
 	"github.com/kvshare/kvshare/mooncakesdk"
 )
 
-// The verdict table (docs/design.md, section "Mooncake"), one case per
-// row.
+// The verdict table (docs/design/mooncakedrv.md, section "The verdict
+// table"), one case per row.
 func TestPutVerdict(t *testing.T) {
 	cases := []struct {
 		code mooncakesdk.Code

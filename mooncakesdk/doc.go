@@ -48,6 +48,5 @@
 //
 // The config keys, the environment and fakesdk's options: the module's
 // README.md. The C ABI as kvshare uses it, why each environment is
-// refused, and this package's decisions: docs/design.md (section
-// "Mooncake").
+// refused, and this package's decisions: docs/design/mooncakesdk.md.
 package mooncakesdk

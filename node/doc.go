@@ -52,5 +52,5 @@
 // counts per node and per engine.
 //
 // The limits, refusals and lifecycle: the module's README.md. Why:
-// docs/design.md, section "The node".
+// docs/design/node.md.
 package node

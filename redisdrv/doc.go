@@ -31,8 +31,8 @@
 // On a cluster, each node's rows of a part go as one pipeline on that
 // node's own connection, the nodes at once; MOVED and ASK are followed
 // (at most five times a row), and every row's verdict is the one its
-// final answer gives. How the slot map is kept: docs/design.md ("A
-// Redis Cluster").
+// final answer gives. How the slot map is kept: docs/design/redisdrv.md
+// ("A Redis Cluster").
 //
 // Access ends when the part's round trips returned (on its worker, and
 // on a cluster on the goroutines the worker waits for): for a put, the
@@ -56,5 +56,5 @@
 // region) are the kit's: [contract.ErrDriverRejected], nothing recorded.
 // The client is github.com/redis/rueidis (its DoMultiStream hands each
 // reply to a writer on the caller's goroutine); why, and the evidence in
-// its source: docs/design.md ("Redis"); the Redis tier: README.md.
+// its source: docs/design/redisdrv.md; the Redis tier: README.md.
 package redisdrv

@@ -10,7 +10,7 @@ import (
 )
 
 // putVerdict maps a row's SET key value NX and STRLEN key replies (the
-// verdict table of docs/design.md, section "Redis"): OK is Ready (a
+// verdict table of docs/design/redisdrv.md): OK is Ready (a
 // Redis value is whole the moment it exists); nil (the key holds a
 // value already) is Ready when that value has the row's length, NotReady
 // when it vanished before STRLEN looked (length 0), Fault for any other

@@ -44,6 +44,6 @@
 // finds the row of a batch that keeps a region busy.
 //
 // Why the rules are what they are, and how repeats are found:
-// docs/design.md (section "Cutting rows into calls (rowbatch)").
+// docs/design/rowbatch.md.
 // Examples and benchmarks: the module's README.md.
 package rowbatch

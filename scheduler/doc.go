@@ -54,6 +54,6 @@
 // [Call] calls a function and returns its panic, for a worker's run
 // that must recover.
 //
-// Why: docs/design.md ("The gets-first scheduler"); a worked example: the
-// module's README.md.
+// Why: docs/design/scheduler.md; a worked example: the module's
+// README.md.
 package scheduler

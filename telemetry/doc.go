@@ -39,5 +39,5 @@
 //
 // The program picks the SDK and the exporter; the tests use the SDK's
 // manual reader. Why the instruments are split, named and kinded as they
-// are is in docs/design.md (section "Metrics (telemetry)").
+// are is in docs/design/telemetry.md.
 package telemetry

@@ -32,6 +32,5 @@
 // handler (--metrics); testify and prometheus/common in tests.
 //
 // How to run each command is in the module's README.md; what each job
-// decides, and why each dependency, in docs/design.md (section "The
-// kvshare command (tools)").
+// decides, and why each dependency, in docs/design/tools.md.
 package tools

@@ -24,6 +24,6 @@
 //
 // (code: the text of the mutated line that holds the mutated operator).
 // They count as equivalent, not lived; an entry that no mutant matched is
-// warned about. The reasons for these choices are in docs/design.md
+// warned about. The reasons for these choices are in docs/design/testing.md
 // ("Mutation testing").
 package mutate

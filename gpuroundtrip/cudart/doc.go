@@ -33,5 +33,5 @@
 //
 // Why (the owner thread, synchronous copies, portable pinned memory,
 // names from NVML, the fake runtime the tests build) is in
-// docs/design.md (section "The GPU round trip (gpuroundtrip)").
+// docs/design/gpuroundtrip.md.
 package cudart

@@ -29,6 +29,6 @@
 //
 // How each rule behaves where the rule's comment leaves a choice (when
 // late callbacks arrive, what a lying Unregister keeps registered, when
-// a write after the end happens): docs/design.md (section "Deliberately
-// broken drivers (memdrv/broken)").
+// a write after the end happens): docs/design/memdrv.md (section
+// "Deliberately broken drivers (memdrv/broken)").
 package broken

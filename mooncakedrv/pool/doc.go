@@ -53,5 +53,5 @@
 // ForTests gives the tier's master settings: eviction off, put discard
 // and release timeouts of 2 s and 4 s. How to run the tier: the module's
 // README.md. Why the ports, settings and stop order are what they are:
-// docs/design.md (section "Mooncake").
+// docs/design/mooncakedrv.md (section "The pool and the real-pool tier").
 package pool

@@ -84,9 +84,9 @@ type Options struct {
 // MaxProviders bounds Options.Providers.
 const MaxProviders = 16
 
-// Test defaults, the master settings of the real-pool tier (docs/design.md,
-// section "Mooncake"): short put timeouts so an overtaken put shows in
-// seconds.
+// Test defaults, the master settings of the real-pool tier
+// (docs/design/mooncakedrv.md, section "The pool and the real-pool
+// tier"): short put timeouts so an overtaken put shows in seconds.
 const (
 	TestPutDiscardTimeout = 2 * time.Second
 	TestPutReleaseTimeout = 4 * time.Second

@@ -53,5 +53,5 @@
 //
 // Options and faults in tables: the module's README.md. What the fake
 // models, where it simplifies, and the real store's evidence:
-// docs/design.md (section "Mooncake").
+// docs/design/mooncakesdk.md (section "The fake store (fakesdk)").
 package fakesdk

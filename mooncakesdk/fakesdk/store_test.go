@@ -12,7 +12,8 @@ import (
 const slot = 64
 
 // TestStoreBehaviour: the fake's answers without faults, one row per
-// behaviour of the real store (docs/design.md, section "Mooncake").
+// behaviour of the real store (docs/design/mooncakesdk.md, section "The
+// fake store (fakesdk)").
 func TestStoreBehaviour(t *testing.T) {
 	for _, tc := range []struct {
 		name string

@@ -31,6 +31,6 @@
 // admitted through the view since it started.
 //
 // The owner of the shared driver closes it, last, once every view over it
-// is closed. Why: docs/design.md (section "The node", "One store client,
-// a view per lend").
+// is closed. Why: docs/design/node.md (section "One store client, a
+// view per lend").
 package driverview

@@ -20,15 +20,15 @@ import (
 // touch one view's memory run on the client every view shares, so ending
 // them ends everyone's. Why the view offers it all the same: it is the
 // only way the node wins back memory a dead engine's unprovable calls
-// hold (docs/design.md, "One store client, a view per lend").
+// hold (docs/design/node.md, "One store client, a view per lend").
 //
 // It coalesces with the recycles of the view's [Shared]: when every
 // operation the view admitted was admitted before a recycle that started
 // after it and ended every access, that recycle ended them all (an
 // Unprovable one included), and the view answers as it did (nil, or its error wrapping
 // [contract.ErrRecycledClosed]) without recycling again: the node runs
-// one recycle for all its engines, then each lend's Reclaim (docs/design.md,
-// "Reclaim across engines").
+// one recycle for all its engines, then each lend's Reclaim
+// (docs/design/node.md, "Reclaim across engines").
 func (v *View) recycle(ctx context.Context) error {
 	v.mu.Lock()
 	if v.closed {

@@ -49,7 +49,7 @@ func keyCmd(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: kvshare key [--store store.toml] [scope flags] [--prefix P] [--hex] NAME...\n\n"+
 			"Prints the store key of each NAME (text, or hex with --hex) under a scope, one a line;\n"+
-			"the algorithm is in docs/design.md, section \"Scopes\".\n\nflags:")
+			"the algorithm is in docs/design/keys.md, section \"Scopes\".\n\nflags:")
 		fs.PrintDefaults()
 	}
 	store := fs.String("store", "", "store file: its [scope] section and its [blob] key_prefix (a flag given overrides the file's)")

@@ -55,6 +55,6 @@
 // staging memory, and take turns going first. A measurement that cannot
 // run to the end ends the run with an error (the report holds what ran
 // before); a missed goal is a finding, not an error. Each measurement's
-// floor and decisions: docs/design.md ("The kvshare command (tools)");
+// floor and decisions: docs/design/tools.md ("The benchmark (bench)" and on);
 // figures: BENCHMARKS.md; flags: the tools module's README.md.
 package bench

@@ -56,5 +56,5 @@
 //     [Options.Wait]; the Mooncake probe's SDK calls have no deadline.
 //
 // What each check prints: the tools module's README.md; why:
-// docs/design.md ("The kvshare command (tools)").
+// docs/design/tools.md ("The doctor").
 package doctor

@@ -21,6 +21,6 @@
 // any host:port is accepted, port 0 picking a free port.
 //
 // Why the exporter lives here and not in module telemetry is in
-// docs/design.md (section "The kvshare command (tools)"); the telemetry
+// docs/design/tools.md (section "The metrics endpoint"); the telemetry
 // module's README.md lists the metrics.
 package metrics

@@ -44,6 +44,6 @@
 //
 // Why it is built this way (two clients of a pool in one process, mmap
 // staging, the fetcher's slots filled before the clock starts) is in
-// docs/design.md (section "The kvshare command (tools)"); the flags are
+// docs/design/tools.md (section "The main job (roundtrip)"); the flags are
 // in the tools module's README.md.
 package roundtrip

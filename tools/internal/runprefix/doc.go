@@ -17,6 +17,6 @@
 // locale. A run's objects stay in the store. The Redis driver's put (SET
 // NX) never overwrites either, so the same holds there.
 //
-// The reasons for the form are in docs/design.md (section "The kvshare
-// command (tools)").
+// The reasons for the form are in docs/design/tools.md (section "A key
+// prefix per run (runprefix)").
 package runprefix

@@ -27,7 +27,7 @@
 // reproduces the run's choices. [Config.Validate] refuses settings out
 // of range.
 //
-// How a round is built, and why, is in docs/design.md (section "The
-// kvshare command (tools)"); the flags are in the tools module's
+// How a round is built, and why, is in docs/design/tools.md (section "The
+// soak"); the flags are in the tools module's
 // README.md.
 package soak
