@@ -46,6 +46,7 @@ var Repo = List{Modules: []Module{
 	{Dir: "telemetry", Imports: []string{"contract", "binding", "memdrv", "drivekit", "hostmem", "rowbatch", "scheduler", "node", "nodewire",
 		"storeconfig", "keys", "loopback", otelMeter, otelAttr, xxhash, xsys}},
 	{Dir: "docs/engineguide"}, // the guide's code is all tests
+	{Dir: "docs/doccheck"},    // the documentation checked against the code (the scanners import only the standard library; the checks are tests)
 	{Dir: "tools", Imports: []string{"*"}},
 }, Consumers: []Consumer{
 	{
