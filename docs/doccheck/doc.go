@@ -19,8 +19,9 @@
 //
 // TestDefaultTablesStateTheCode: every table with a column headed
 // "Default…" or "Zero value" is tied to the code it documents by its file
-// and the header of its first column (defaultTables). The name column
-// names a row's fields: each code span up to a space or "=" ("—": none).
+// and the header of the column naming its fields (defaultTables). That
+// column names a row's fields: each code span up to a space or "=" ("—":
+// none).
 // The default cell states a value for each: its text up to the first
 // "; ", ": " or " (", split at ", " into one value per field, or one for
 // all. A number, size ("64 MiB"), duration ("90 s"), string or boolean

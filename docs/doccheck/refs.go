@@ -42,6 +42,9 @@ var (
 // before it, or, when it named none, to the file that holds the
 // paragraph (an empty file).
 func refs(p paragraph) []ref {
+	if !strings.Contains(p.text, `"`) || !strings.Contains(p.text, ".md") && !strings.Contains(p.text, "README") && !strings.Contains(p.text, "section") {
+		return nil // no reference can be there: skip the expressions
+	}
 	text := strings.ReplaceAll(p.text, "`", " ")
 	var out []ref
 	var taken [][]int

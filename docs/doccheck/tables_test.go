@@ -30,6 +30,7 @@ var defaultTables = []defaultTable{
 	{file: "memdrv/README.md", first: "StoreOptions", code: memdrvStoreOptions},
 	{file: "memdrv/README.md", first: "Field", code: memdrvOptions},
 	{file: "binding/README.md", first: "Field", code: bindingConfig},
+	{file: "tools/README.md", first: "[node] key", names: []int{1}, code: nodeSection},
 	{file: "tools/README.md", first: "flag", skip: "the kvshare command's flags: their defaults are set in package main and " +
 		"tools/internal, which no module outside tools can import"},
 }
@@ -180,6 +181,29 @@ func nodeConfig(*testing.T) (map[string]value, []string) {
 		"Events":          described(true, "nil: no one told"),
 		"Logger":          described(true, "nil: slog.Default()"),
 	}, exported(node.Config{})
+}
+
+// nodeSection is what `kvshare node` makes of a [node] key left out:
+// the node's defaults, but for shutdown_wait, the command's own.
+func nodeSection(t *testing.T) (map[string]value, []string) {
+	cfg, _ := nodeConfig(t)
+	return map[string]value{
+		storeconfig.KeySocket:       described(true, "the command's: $XDG_RUNTIME_DIR/kvshare/node.sock"),
+		storeconfig.KeyMode:         cfg["Mode"],
+		storeconfig.KeyAllowUIDs:    cfg["AllowUIDs"],
+		storeconfig.KeyMaxFrame:     cfg["MaxFrame"],
+		storeconfig.KeyMaxAttempts:  cfg["MaxAttempts"],
+		storeconfig.KeyMaxRows:      cfg["MaxRows"],
+		storeconfig.KeyMaxLendBytes: cfg["MaxLendBytes"],
+		storeconfig.KeyMaxRegions:   cfg["MaxRegions"],
+		storeconfig.KeyOutQueue:     cfg["OutQueue"],
+		storeconfig.KeyEngineWait:   cfg["EngineWait"],
+		storeconfig.KeyShutdownWait: described(true, "the command's own, in tools/internal"),
+		storeconfig.KeyReclaimAbove: cfg["ReclaimAbove"],
+		storeconfig.KeyReclaimWait:  cfg["ReclaimWait"],
+		storeconfig.KeyRequireScope: cfg["RequireScope"],
+		storeconfig.KeyTenants:      cfg["Tenants"],
+	}, storeconfig.NodeKeys
 }
 
 // memdrvStoreOptions is what memdrv.NewBoundedStore makes of
