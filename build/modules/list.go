@@ -50,6 +50,7 @@ var Repo = List{Modules: []Module{
 	// the guide's code is tests; its program (roundtrip) and the README's (readme) lend over memdrv
 	{Dir: "docs/engineguide", Imports: []string{"contract", "binding", "keys", "rowbatch", "=storeconfig", "hostmem", "lender",
 		"memdrv", "drivekit", "scheduler", xsys}},
+	{Dir: "docs/doccheck"}, // the documentation checked against the code (the scanners import only the standard library; the checks are tests)
 	{Dir: "tools", Imports: []string{"*"}},
 }, Consumers: []Consumer{
 	{
