@@ -42,3 +42,31 @@ func TestOpenFile(t *testing.T) {
 		})
 	}
 }
+
+// workers = 0 in the file means the default, as DriverOptions{Workers:
+// 0} does; a negative count is refused naming the key.
+func TestStoreFileWorkersZeroIsTheDefault(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		workers string
+		want    int
+		refused bool
+	}{
+		{"0", storeconfig.DefaultDiskWorkers, false},
+		{"2", 2, false},
+		{"-1", 0, true},
+	} {
+		path := filepath.Join(dir, "disk.toml")
+		require.NoError(t, os.WriteFile(path, []byte("[disk]\ndir = \"/kv\"\ncapacity = 0\nworkers = "+c.workers+"\n"), 0o644))
+		sf, err := LoadStoreFile(path)
+		if c.refused {
+			var e *storeconfig.Error
+			require.ErrorAs(t, err, &e, "workers = %s", c.workers)
+			assert.Equal(t, "workers", e.Key)
+			assert.Contains(t, e.Error(), "0 (the default")
+			continue
+		}
+		require.NoError(t, err, "workers = %s", c.workers)
+		assert.Equal(t, c.want, sf.DriverOptions(nil).Workers, "workers = %s", c.workers)
+	}
+}

@@ -102,7 +102,7 @@ library = "/nonexistent/libmooncake_store.so"
 	assert.Equal(t, "kvshare", binding.FromBlob(sc.Blob).KeyPrefix)
 
 	bad := sc
-	bad.Mooncake.Workers = 0
+	bad.Mooncake.Workers = -1
 	_, err = OpenConfig(t.Context(), bad, slog.New(slog.DiscardHandler))
 	require.ErrorIs(t, err, mooncakesdk.ErrConfig)
 	assert.ErrorContains(t, err, "[mooncake] workers")

@@ -513,7 +513,7 @@ func TestOpenRefusesBeforeLoading(t *testing.T) {
 	})
 	t.Run("config", func(t *testing.T) {
 		cfg := stubConfig(t, s.path)
-		cfg.Mooncake.Workers = 0
+		cfg.Mooncake.Workers = -1
 		_, err := Open(context.Background(), cfg, nil)
 		require.ErrorIs(t, err, ErrConfig)
 		var ce *ConfigError

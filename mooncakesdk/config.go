@@ -67,20 +67,21 @@ type MooncakeConfig struct {
 	// LocalBufferSize (local_buffer_size) is the library's internal
 	// staging buffer, in bytes (unused by zero-copy puts and gets).
 	LocalBufferSize uint64
-	// Workers (workers) is the driver's worker count (default 4).
+	// Workers (workers) is the driver's worker count; 0 (or left out)
+	// means the default, 4, as in mooncakedrv.Config.
 	Workers int
-	// RowsPerCall (rows_per_call) caps the rows of one SDK call (default
-	// 256).
+	// RowsPerCall (rows_per_call) caps the rows of one SDK call; 0 (or
+	// left out) means the default, 256.
 	RowsPerCall int
-	// BytesPerCall (bytes_per_call) caps the bytes of one SDK call
-	// (default 128 MiB).
+	// BytesPerCall (bytes_per_call) caps the bytes of one SDK call; 0
+	// (or left out) means the default, 128 MiB.
 	BytesPerCall int64
 	// CallsInFlight (calls_in_flight) is the most calls of one direction
 	// the driver has inside the store at once (default 1; 0 means no
 	// bound beyond Workers).
 	CallsInFlight int
-	// Replicas (replicas) is the copies of each object a put asks for
-	// (default 1). SoftPin (soft_pin) asks the master to keep the
+	// Replicas (replicas) is the copies of each object a put asks for;
+	// 0 (or left out) means the default, 1. SoftPin (soft_pin) asks the master to keep the
 	// objects from eviction while it can. PreferredSegments
 	// (preferred_segments) names the segments (host:port, as providers
 	// register them) the master should place copies on first. All three

@@ -67,11 +67,12 @@ func (c StoreConfig) check() storeconfig.Findings {
 		}
 	}
 	required("mooncake", "local_hostname", m.LocalHostname)
-	inRange("mooncake", "workers", int64(m.Workers), 1, MaxWorkers)
-	inRange("mooncake", "rows_per_call", int64(m.RowsPerCall), 1, MaxRowsPerCall)
-	inRange("mooncake", "bytes_per_call", m.BytesPerCall, 1, MaxBytesPerCall)
+	orDefault := func(key string, v, hi, def int64) { findings.InRangeOrDefault(c.File, "mooncake", key, v, hi, def) }
+	orDefault("workers", int64(m.Workers), MaxWorkers, DefaultWorkers)
+	orDefault("rows_per_call", int64(m.RowsPerCall), MaxRowsPerCall, DefaultRowsPerCall)
+	orDefault("bytes_per_call", m.BytesPerCall, MaxBytesPerCall, DefaultBytesPerCall)
 	inRange("mooncake", "calls_in_flight", int64(m.CallsInFlight), 0, MaxWorkers)
-	inRange("mooncake", "replicas", int64(m.Replicas), 1, MaxReplicas)
+	orDefault("replicas", int64(m.Replicas), MaxReplicas, DefaultReplicas)
 	if len(m.PreferredSegments) > MaxPreferredSegments {
 		refuse("mooncake", "preferred_segments", "has %d segments, at most %d", len(m.PreferredSegments), MaxPreferredSegments)
 	}

@@ -1,6 +1,7 @@
 package mooncakesdk
 
 import (
+	"cmp"
 	"strings"
 
 	"github.com/kvshare/kvshare/storeconfig/tomlfile"
@@ -44,11 +45,13 @@ func decodeStoreConfig(file string, f *tomlfile.File) (StoreConfig, error) {
 		m.LocalHostname, _ = s.String("local_hostname", "")
 		m.GlobalSegmentSize = uint64(s.NonNegative("global_segment_size", 0))
 		m.LocalBufferSize = uint64(s.NonNegative("local_buffer_size", 0))
-		m.Workers = int(s.Int("workers", int64(m.Workers)))
-		m.RowsPerCall = int(s.Int("rows_per_call", int64(m.RowsPerCall)))
-		m.BytesPerCall = s.Int("bytes_per_call", m.BytesPerCall)
+		// 0 means the default, as in mooncakedrv.Config (calls_in_flight
+		// aside: 0 is no bound there and here).
+		m.Workers = cmp.Or(int(s.Int("workers", 0)), DefaultWorkers)
+		m.RowsPerCall = cmp.Or(int(s.Int("rows_per_call", 0)), DefaultRowsPerCall)
+		m.BytesPerCall = cmp.Or(s.Int("bytes_per_call", 0), DefaultBytesPerCall)
 		m.CallsInFlight = int(s.Int("calls_in_flight", int64(m.CallsInFlight)))
-		m.Replicas = int(s.Int("replicas", int64(m.Replicas)))
+		m.Replicas = cmp.Or(int(s.Int("replicas", 0)), DefaultReplicas)
 		m.SoftPin = s.Bool("soft_pin", false)
 		m.PreferredSegments = s.Strings("preferred_segments")
 	}

@@ -18,6 +18,8 @@ func TestParseStoreConfigRangeEdges(t *testing.T) {
 		name, toml string
 		ok         bool
 	}{
+		{"workers 0 (the default)", goodMooncake + "workers = 0\n", true},
+		{"workers -1", goodMooncake + "workers = -1\n", false},
 		{"workers 1", goodMooncake + "workers = 1\n", true},
 		{"workers at the most", goodMooncake + fmt.Sprintf("workers = %d\n", MaxWorkers), true},
 		{"workers past the most", goodMooncake + fmt.Sprintf("workers = %d\n", MaxWorkers+1), false},

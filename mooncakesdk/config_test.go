@@ -145,19 +145,20 @@ func TestParseStoreConfigRefuses(t *testing.T) {
 		{"metadata server missing", "[mooncake]\nmaster = \"h:1\"\nlocal_hostname = \"h\"\n", "mooncake", "metadata_server", "is required"},
 		{"local hostname empty", strings.Replace(goodMooncake, `local_hostname = "127.0.0.1"`, `local_hostname = ""`, 1), "mooncake", "local_hostname", "is required"},
 		{"unknown protocol", goodMooncake + "protocol = \"udp\"\n", "mooncake", "protocol", `must be "tcp" or "rdma"`},
-		{"workers zero", goodMooncake + "workers = 0\n", "mooncake", "workers", "between 1 and 1024, got 0"},
-		{"workers too many", goodMooncake + "workers = 5000\n", "mooncake", "workers", "between 1 and 1024, got 5000"},
-		{"rows per call zero", goodMooncake + "rows_per_call = 0\n", "mooncake", "rows_per_call", "between 1 and 65536"},
+		{"workers negative", goodMooncake + "workers = -1\n", "mooncake", "workers", "between 0 (the default, 4) and 1024, got -1"},
+		{"workers too many", goodMooncake + "workers = 5000\n", "mooncake", "workers", "and 1024, got 5000"},
+		{"rows per call negative", goodMooncake + "rows_per_call = -1\n", "mooncake", "rows_per_call", "between 0 (the default, 256) and 65536"},
+		{"bytes per call negative", goodMooncake + "bytes_per_call = -1\n", "mooncake", "bytes_per_call", "got -1"},
 		{"calls in flight negative", goodMooncake + "calls_in_flight = -1\n", "mooncake", "calls_in_flight", "between 0 and 1024, got -1"},
-		{"replicas zero", goodMooncake + "replicas = 0\n", "mooncake", "replicas", "between 1 and 64, got 0"},
-		{"replicas too many", goodMooncake + "replicas = 65\n", "mooncake", "replicas", "between 1 and 64, got 65"},
+		{"replicas negative", goodMooncake + "replicas = -1\n", "mooncake", "replicas", "between 0 (the default, 1) and 64, got -1"},
+		{"replicas too many", goodMooncake + "replicas = 65\n", "mooncake", "replicas", "and 64, got 65"},
 		{"replicas a string", goodMooncake + "replicas = \"2\"\n", "mooncake", "replicas", "wants an integer"},
 		{"soft pin not a bool", goodMooncake + "soft_pin = 1\n", "mooncake", "soft_pin", "wants a boolean"},
 		{"preferred segments not a list", goodMooncake + "preferred_segments = \"a:1\"\n", "mooncake", "preferred_segments", "wants an array of strings"},
 		{"preferred segment empty", goodMooncake + "preferred_segments = [\"a:1\", \"\"]\n", "mooncake", "preferred_segments", "item 1 (\"\") is not a segment name"},
 		{"preferred segment with a comma", goodMooncake + "preferred_segments = [\"a:1,b:2\"]\n", "mooncake", "preferred_segments", "item 0"},
 		{"calls in flight not an integer", goodMooncake + "calls_in_flight = \"one\"\n", "mooncake", "calls_in_flight", "wants an integer"},
-		{"bytes per call too big", goodMooncake + "bytes_per_call = 2199023255552\n", "mooncake", "bytes_per_call", "between 1 and 1099511627776"},
+		{"bytes per call too big", goodMooncake + "bytes_per_call = 2199023255552\n", "mooncake", "bytes_per_call", "and 1099511627776"},
 		{"negative segment", goodMooncake + "global_segment_size = -1\n", "mooncake", "global_segment_size", "must not be negative"},
 		{"negative blob rows", "[blob]\nrows_per_call = -5\n" + goodMooncake, "blob", "rows_per_call", "must be between 0 and 65536, got -5"},
 		{"blob bytes too big", "[blob]\nbytes_per_call = 2199023255552\n" + goodMooncake, "blob", "bytes_per_call", "between 0 and"},
@@ -187,7 +188,7 @@ func TestParseStoreConfigRefuses(t *testing.T) {
 }
 
 func TestParseStoreConfigReportsEveryFinding(t *testing.T) {
-	_, err := ParseStoreConfig("bad.toml", []byte(goodMooncake+"workers = 1.5\nprotocol = 3\nrows_per_call = 0\n[extra]\n"))
+	_, err := ParseStoreConfig("bad.toml", []byte(goodMooncake+"workers = 1.5\nprotocol = 3\nrows_per_call = -1\n[extra]\n"))
 	require.ErrorIs(t, err, ErrConfig)
 	var keys []string
 	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
@@ -272,4 +273,26 @@ func FuzzParseStoreConfig(f *testing.F) {
 		require.GreaterOrEqual(t, cfg.Mooncake.Workers, 1)
 		require.GreaterOrEqual(t, cfg.Blob.RowsPerCall, 0)
 	})
+}
+
+// A count of 0 in the file means what it means in mooncakedrv.Config:
+// the default (the file's settings say so); a config built in code with
+// zeros is valid too; a negative count is refused naming the key.
+func TestStoreConfigZeroIsTheDefault(t *testing.T) {
+	cfg, err := ParseStoreConfig("z.toml", []byte(goodMooncake+"workers = 0\nrows_per_call = 0\nbytes_per_call = 0\nreplicas = 0\n"))
+	require.NoError(t, err)
+	assert.Equal(t, DefaultWorkers, cfg.Mooncake.Workers)
+	assert.Equal(t, DefaultRowsPerCall, cfg.Mooncake.RowsPerCall)
+	assert.Equal(t, int64(DefaultBytesPerCall), cfg.Mooncake.BytesPerCall)
+	assert.Equal(t, DefaultReplicas, cfg.Mooncake.Replicas)
+
+	cfg.Mooncake.Workers, cfg.Mooncake.RowsPerCall, cfg.Mooncake.BytesPerCall, cfg.Mooncake.Replicas = 0, 0, 0, 0
+	require.NoError(t, cfg.Validate())
+	for _, key := range []string{"workers", "rows_per_call", "bytes_per_call", "replicas"} {
+		_, err := ParseStoreConfig("z.toml", []byte(goodMooncake+key+" = -1\n"))
+		var ce *ConfigError
+		require.ErrorAs(t, err, &ce, key)
+		assert.Equal(t, key, ce.Key)
+		assert.Contains(t, ce.Reason, "0 (the default", key)
+	}
 }

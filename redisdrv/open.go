@@ -1,6 +1,7 @@
 package redisdrv
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -92,7 +93,7 @@ func (sc StoreConfig) ClientOption() (rueidis.ClientOption, error) {
 		SelectDB:          r.DB,
 		ForceSingleClient: true,
 		DisableCache:      true,
-		BlockingPoolSize:  max(r.PoolSize, r.Workers, 1),
+		BlockingPoolSize:  max(r.PoolSize, cmp.Or(r.Workers, DefaultWorkers), 1),
 		Dialer:            net.Dialer{Timeout: r.DialTimeout},
 		ConnWriteTimeout:  ConnTimeout(r.DriverConfig()),
 	}

@@ -1,6 +1,7 @@
 package redisdrv
 
 import (
+	"cmp"
 	"net"
 	"slices"
 	"strconv"
@@ -80,8 +81,8 @@ type RedisConfig struct {
 	// it is derived from the part's bytes (see Config.CallTimeout).
 	CallTimeout time.Duration
 	// Workers (workers), RowsPerCall (rows_per_call) and BytesPerCall
-	// (bytes_per_call) shape the driver (see [Config]); defaults 4, 64
-	// and 64 MiB.
+	// (bytes_per_call) shape the driver (see [Config]); 0, or left out,
+	// means the default, 4, 64 and 64 MiB, as in Config.
 	Workers      int
 	RowsPerCall  int
 	BytesPerCall int64
@@ -138,9 +139,10 @@ func decodeStoreConfig(file string, f *tomlfile.File) (StoreConfig, error) {
 		r.PoolSize = int(s.Int("pool_size", 0))
 		r.DialTimeout = duration(s, "dial_timeout", r.DialTimeout)
 		r.CallTimeout = duration(s, "call_timeout", 0)
-		r.Workers = int(s.Int("workers", int64(r.Workers)))
-		r.RowsPerCall = int(s.Int("rows_per_call", int64(r.RowsPerCall)))
-		r.BytesPerCall = s.Int("bytes_per_call", r.BytesPerCall)
+		// 0 means the default, as in Config.
+		r.Workers = cmp.Or(int(s.Int("workers", 0)), DefaultWorkers)
+		r.RowsPerCall = cmp.Or(int(s.Int("rows_per_call", 0)), DefaultRowsPerCall)
+		r.BytesPerCall = cmp.Or(s.Int("bytes_per_call", 0), DefaultBytesPerCall)
 		r.MaxMemory = s.NonNegative("maxmemory", 0)
 		r.MaxMemoryPolicy, _ = s.String("maxmemory_policy", "")
 	}
@@ -215,9 +217,9 @@ func (c StoreConfig) check() storeconfig.Findings {
 	if r.CallTimeout < 0 {
 		refuse("call_timeout", "must be positive, got %v", r.CallTimeout)
 	}
-	inRange("workers", int64(r.Workers), 1, MaxWorkers)
-	inRange("rows_per_call", int64(r.RowsPerCall), 1, storeconfig.MaxRowsPerCall)
-	inRange("bytes_per_call", r.BytesPerCall, 1, storeconfig.MaxBytesPerCall)
+	findings.InRangeOrDefault(c.File, Section, "workers", int64(r.Workers), MaxWorkers, DefaultWorkers)
+	findings.InRangeOrDefault(c.File, Section, "rows_per_call", int64(r.RowsPerCall), storeconfig.MaxRowsPerCall, DefaultRowsPerCall)
+	findings.InRangeOrDefault(c.File, Section, "bytes_per_call", r.BytesPerCall, storeconfig.MaxBytesPerCall, DefaultBytesPerCall)
 	if r.MaxMemory < 0 {
 		refuse("maxmemory", "must be >= 0, got %d", r.MaxMemory)
 	}

@@ -63,9 +63,10 @@ func TestStoreFileRefusals(t *testing.T) {
 		{"password in the env key", "[redis]\naddress = \"h:1\"\npassword_env = \"hunter2!\"\n", "password_env", "never holds the password"},
 		{"server name without tls", "[redis]\naddress = \"h:1\"\ntls_server_name = \"x\"\n", "tls_server_name", "tls is false"},
 		{"db out of range", "[redis]\naddress = \"h:1\"\ndb = -1\n", "db", ""},
-		{"workers zero", "[redis]\naddress = \"h:1\"\nworkers = 0\n", "workers", ""},
+		{"workers negative", "[redis]\naddress = \"h:1\"\nworkers = -1\n", "workers", "must be between 0 (the default, 4) and 1024, got -1"},
 		{"rows per call too many", "[redis]\naddress = \"h:1\"\nrows_per_call = 100000000\n", "rows_per_call", ""},
-		{"bytes per call zero", "[redis]\naddress = \"h:1\"\nbytes_per_call = 0\n", "bytes_per_call", ""},
+		{"bytes per call negative", "[redis]\naddress = \"h:1\"\nbytes_per_call = -1\n", "bytes_per_call", "got -1"},
+		{"rows per call negative", "[redis]\naddress = \"h:1\"\nrows_per_call = -1\n", "rows_per_call", "got -1"},
 		{"pool size negative", "[redis]\naddress = \"h:1\"\npool_size = -2\n", "pool_size", ""},
 		{"timeout not a duration", "[redis]\naddress = \"h:1\"\ncall_timeout = \"soon\"\n", "call_timeout", "Go duration"},
 		{"timeout negative", "[redis]\naddress = \"h:1\"\ndial_timeout = \"-1s\"\n", "dial_timeout", "Go duration"},
@@ -107,9 +108,36 @@ func TestValidateChecksAConfigBuiltInCode(t *testing.T) {
 	sc := StoreConfig{File: "code", Redis: RedisConfig{Address: "h:1", Workers: 1, RowsPerCall: 1, BytesPerCall: 1}}
 	require.NoError(t, sc.Validate())
 	sc.Redis.Workers = 0
+	require.NoError(t, sc.Validate(), "0 workers means the default, as in Config")
+	sc.Redis.Workers = -1
 	err := sc.Validate()
 	require.ErrorIs(t, err, storeconfig.ErrConfig)
-	assert.Contains(t, err.Error(), "workers")
+	var e *storeconfig.Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, "workers", e.Key)
+}
+
+// A count of 0 in the file means what it means in Config: the default
+// (the file's settings say so, and a driver built from them gets it); a
+// negative one is refused naming the key.
+func TestStoreFileZeroIsTheDefault(t *testing.T) {
+	sc, err := ParseStoreConfig("r.toml", []byte("[redis]\naddress = \"h:1\"\nworkers = 0\nrows_per_call = 0\nbytes_per_call = 0\n"))
+	require.NoError(t, err)
+	assert.Equal(t, DefaultWorkers, sc.Redis.Workers)
+	assert.Equal(t, DefaultRowsPerCall, sc.Redis.RowsPerCall)
+	assert.Equal(t, int64(DefaultBytesPerCall), sc.Redis.BytesPerCall)
+	fromFile, err := sc.Redis.DriverConfig().withDefaults()
+	require.NoError(t, err)
+	fromCode, err := Config{}.withDefaults()
+	require.NoError(t, err)
+	fromFile.Logger, fromCode.Logger = nil, nil
+	assert.Equal(t, fromCode, fromFile, "a file's zeros and Config's zeros give one driver")
+
+	code := StoreConfig{File: "code", Redis: RedisConfig{Address: "h:1"}}
+	require.NoError(t, code.Validate(), "a config built in code with zeros is valid too")
+	opt, err := code.ClientOption()
+	require.NoError(t, err)
+	assert.Equal(t, DefaultWorkers, opt.BlockingPoolSize, "a connection for each of the default workers")
 }
 
 func TestClientOption(t *testing.T) {

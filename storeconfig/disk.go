@@ -27,8 +27,8 @@ type Disk struct {
 	// page-aligned bypass the page cache.
 	DirectIO bool
 	// Workers (workers) is the worker goroutines of each driver over the
-	// store, from 1 to MaxDiskWorkers; 0 (left out) means
-	// DefaultDiskWorkers.
+	// store, up to MaxDiskWorkers; 0 (or left out) means
+	// DefaultDiskWorkers, as in diskdrv.DriverOptions.
 	Workers int
 }
 
@@ -91,6 +91,6 @@ func (d Disk) Check(file string) Findings {
 	if !slices.Contains(Durabilities, d.Durability) {
 		errs.Addf(file, DiskSection, KeyDurability, "must be one of %q, %q, %q, got %q", DurabilityFull, DurabilityData, DurabilityNone, d.Durability)
 	}
-	errs.InRange(file, DiskSection, KeyWorkers, int64(d.Workers), 1, MaxDiskWorkers)
+	errs.InRangeOrDefault(file, DiskSection, KeyWorkers, int64(d.Workers), MaxDiskWorkers, DefaultDiskWorkers)
 	return errs
 }

@@ -87,6 +87,15 @@ func (f *Findings) InRange(file, section, key string, v, lo, hi int64) {
 	}
 }
 
+// InRangeOrDefault refuses section's key when v lies outside 0..hi,
+// saying that 0 stands for the default, def (as in the drivers' Go
+// configs): a count such as workers.
+func (f *Findings) InRangeOrDefault(file, section, key string, v, hi, def int64) {
+	if v < 0 || v > hi {
+		f.Addf(file, section, key, "must be between 0 (the default, %d) and %d, got %d", def, hi, v)
+	}
+}
+
 // Err is nil, the one refusal, or all of them joined (errors.As finds
 // the first).
 func (f Findings) Err() error {

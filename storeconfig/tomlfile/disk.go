@@ -29,13 +29,10 @@ func (f *File) Disk() storeconfig.Disk {
 	d.Durability, _ = s.String(storeconfig.KeyDurability, storeconfig.DurabilityFull)
 	d.DirectIO = s.Bool(storeconfig.KeyDirectIO, true)
 	d.Workers = int(s.Int(storeconfig.KeyWorkers, storeconfig.DefaultDiskWorkers))
-	// Given, an empty durability or workers = 0 is out of range, not
-	// left out.
+	// Given, an empty durability is out of range, not left out; workers
+	// = 0 means the default, as left out does.
 	if d.Durability == "" {
 		s.Refuse(storeconfig.KeyDurability, "must be one of %s, got \"\"", strings.Join(quoted(storeconfig.Durabilities), ", "))
-	}
-	if d.Workers == 0 {
-		s.Refuse(storeconfig.KeyWorkers, "must be between 1 and %d, got 0", storeconfig.MaxDiskWorkers)
 	}
 	d = d.WithDefaults()
 	for _, e := range d.Check(f.name) {

@@ -31,6 +31,10 @@ func TestDiskSection(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, storeconfig.Disk{Dir: "/nvme/kv", Durability: "full", DirectIO: true, Workers: 4}, d, "keys left out get their defaults")
 
+	d, err = decodeDisk("[disk]\ndir = \"/nvme/kv\"\ncapacity = 0\nworkers = 0\n")
+	require.NoError(t, err, "workers = 0 means the default, as in diskdrv.DriverOptions")
+	assert.Equal(t, storeconfig.DefaultDiskWorkers, d.Workers)
+
 	f := tomlfile.Parse("store.toml", []byte("[blob]\n"), nil)
 	assert.Equal(t, storeconfig.Disk{}, f.Disk(), "no section: the zero Disk")
 	assert.NoError(t, f.Finish())
@@ -51,8 +55,8 @@ func TestDiskRefusalsNameSectionAndKey(t *testing.T) {
 		{"an empty durability", head + "durability = \"\"\n", "durability", `got ""`},
 		{"evict as a string", head + "evict = \"yes\"\n", "evict", "wants a boolean, got a string"},
 		{"direct_io as a number", head + "direct_io = 1\n", "direct_io", "wants a boolean, got an integer"},
-		{"no workers", head + "workers = 0\n", "workers", "must be between 1 and 1024, got 0"},
-		{"too many workers", head + "workers = 5000\n", "workers", "must be between 1 and 1024, got 5000"},
+		{"negative workers", head + "workers = -1\n", "workers", "must be between 0 (the default, 4) and 1024, got -1"},
+		{"too many workers", head + "workers = 5000\n", "workers", "must be between 0 (the default, 4) and 1024, got 5000"},
 		{"an unknown key", head + "path = \"/x\"\n", "path", "unknown key (known: dir, capacity, evict, durability, direct_io, workers)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,7 +1,8 @@
 // Package tomlfile decodes kvshare store files strictly: every value is
 // taken as its TOML type or refused with the file, section and key named
 // (a float where an integer belongs, a table where a value belongs), an
-// unknown section or key is refused (naming the ones known), a key of
+// unknown section or key is refused (naming the ones known, and the one
+// it is likely misspelt for: [Nearest]), a key of
 // another case is not taken for a known one, and every refusal of a file
 // is reported, not only the first. The sections every store file may
 // hold are decoded here: [blob] ([File.Blob]), [memory], the embedded

@@ -200,7 +200,7 @@ func (f *File) unknown(k toml.Key) {
 		return
 	case len(k) == 1:
 		if t := f.md.Type(section); t == "Hash" || t == "ArrayHash" {
-			f.Refuse(section, "", "unknown section (known: %s)", f.sectionList())
+			f.Refuse(section, "", "unknown section (known: %s)%s", f.sectionList(), suggestion(section, f.sectionNames(), bracketed))
 		} else {
 			f.Refuse("", section, "unknown key")
 		}
@@ -209,14 +209,46 @@ func (f *File) unknown(k toml.Key) {
 	case f.refused[section+"."+k[1]]:
 		return // refused already, or a key inside it
 	case !slices.Contains(keys, k[1]):
-		f.Refuse(section, k[1], "unknown key (known: %s)", strings.Join(keys, ", "))
+		f.Refuse(section, k[1], "unknown key (known: %s)%s", strings.Join(keys, ", "), suggestion(k[1], keys, func(k string) string { return k }))
 	case len(k) > 2:
 		f.Refuse(section, k[1], "wants a value, got a table")
 	}
 }
 
+// UnknownSections lists the tables of the file that no reader of it
+// knows (those [File.Finish] refuses as unknown sections), each once, in
+// the order the file first names them.
+func (f *File) UnknownSections() []string {
+	var out []string
+	if !f.parsed {
+		return nil
+	}
+	for _, k := range f.md.Keys() {
+		if _, ok := f.known[k[0]]; ok || slices.Contains(out, k[0]) {
+			continue
+		}
+		if t := f.md.Type(k[0]); len(k) > 1 || t == "Hash" || t == "ArrayHash" {
+			out = append(out, k[0]) // a table, not a key outside every section
+		}
+	}
+	return out
+}
+
+// bracketed writes a section's name as a file does: "[blob]".
+func bracketed(section string) string { return "[" + section + "]" }
+
 // sectionList names the known sections, "[blob], [mooncake]".
 func (f *File) sectionList() string {
+	names := f.sectionNames()
+	for i, s := range names {
+		names[i] = bracketed(s)
+	}
+	return strings.Join(names, ", ")
+}
+
+// sectionNames lists the known sections, [blob] first, then the others
+// in alphabetical order.
+func (f *File) sectionNames() []string {
 	names := make([]string, 0, len(f.known))
 	for s := range f.known {
 		names = append(names, s)
@@ -232,8 +264,5 @@ func (f *File) sectionList() string {
 		}
 		return 0
 	})
-	for i, s := range names {
-		names[i] = "[" + s + "]"
-	}
-	return strings.Join(names, ", ")
+	return names
 }

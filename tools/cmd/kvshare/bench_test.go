@@ -71,7 +71,7 @@ func TestBenchUsage(t *testing.T) {
 		{[]string{"bench", "--reps", "-1"}, "reps is -1"},
 		{[]string{"bench", "--store", mooncakeFile(t), "--mooncake-dir", "/m"}, "not both"},
 		{[]string{"bench", "--store", redisFile(t, "127.0.0.1:1"), "--redis-server", "/usr/bin/redis-server"}, "two ways to name a Redis server: give one"},
-		{[]string{"bench", "--store", filepath.Join(t.TempDir(), "nosuch.toml")}, "--store: storefile: cannot tell which store the file is for"},
+		{[]string{"bench", "--store", filepath.Join(t.TempDir(), "nosuch.toml")}, "--store: store file "},
 		{[]string{"bench", "extra"}, `unexpected argument "extra"`},
 	} {
 		var out, errs bytes.Buffer

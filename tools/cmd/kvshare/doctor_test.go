@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -62,5 +63,43 @@ func TestRoundtripStoreErrors(t *testing.T) {
 		assert.Equal(t, 2, run(c.args, &out, &errs), "%v", c.args)
 		assert.Contains(t, errs.String(), c.msg, "%v", c.args)
 		assert.Empty(t, out.String(), "nothing ran")
+	}
+}
+
+// A store file that is not there is said to be missing, first, naming
+// its path; one whose only section is misspelt is refused naming that
+// section, the store section it is likely meant for and every store
+// section: by the round trip (on stderr, exit status 2) and by the
+// doctor (its config check).
+func TestAStoreFileMissingOrMisspeltIsSaidPlainly(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nosuch.toml")
+	misspelt := writeStore(t, "[mooncak]\nmaster = \"127.0.0.1:1\"\n")
+	stores := []string{"[mooncake]", "[redis]", "[memory]", "[disk]"}
+	for _, c := range []struct {
+		name, store, lead string
+		want              []string
+	}{
+		{"missing", missing, "store file " + missing + " does not exist", nil},
+		{"misspelt", misspelt, "", append([]string{misspelt, "[mooncak] (did you mean [mooncake]?)"}, stores...)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var out, errs bytes.Buffer
+			assert.Equal(t, 2, run([]string{"roundtrip", "--store", c.store}, &out, &errs))
+			assert.Empty(t, out.String())
+			assert.True(t, strings.HasPrefix(errs.String(), "kvshare: "+c.lead), "%q", errs.String())
+			for _, w := range c.want {
+				assert.Contains(t, errs.String(), w)
+			}
+
+			out.Reset()
+			errs.Reset()
+			assert.Equal(t, 1, run([]string{"doctor", "--store", c.store}, &out, &errs))
+			line := regexp.MustCompile(`(?m)^config +FAIL +(.*)$`).FindStringSubmatch(out.String())
+			require.Len(t, line, 2, "a config line: %s", out.String())
+			assert.True(t, strings.HasPrefix(line[1], c.lead), "%q", line[1])
+			for _, w := range c.want {
+				assert.Contains(t, line[1], w)
+			}
+		})
 	}
 }

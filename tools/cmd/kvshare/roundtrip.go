@@ -99,13 +99,16 @@ func roundtripCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	defer closeStore(cfg.Store, stderr)
 
-	fmt.Fprintf(stdout, "kvshare roundtrip: %d blocks of %s through %s (%d views, %d workers per driver)\n",
+	// What the run is about is said once it has started: a store that
+	// cannot be opened gets its error alone.
+	plan := &plan{out: stdout}
+	fmt.Fprintf(plan, "kvshare roundtrip: %d blocks of %s through %s (%d views, %d workers per driver)\n",
 		cfg.Rows, size(cfg.RowBytes), cfg.Store.Describe(), (cfg.Rows+cfg.ViewRows-1)/cfg.ViewRows, cfg.Store.Workers())
 	if st.about != "" {
-		fmt.Fprintf(stdout, "server   %s\n", st.about)
+		fmt.Fprintf(plan, "server   %s\n", st.about)
 	}
 	if *metricsAddr != "" {
-		endpoint, err := serveMetrics(*metricsAddr, stdout, stderr)
+		endpoint, err := serveMetrics(*metricsAddr, plan, stderr)
 		if err != nil {
 			fmt.Fprintln(stderr, "kvshare roundtrip: --metrics:", err)
 			return 2
@@ -134,7 +137,15 @@ func roundtripCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			}
 		}
 	}
+	cfg.Observe = plan.sayOnceOpen(cfg.Observe)
 	rep, err := roundtrip.Run(ctx, cfg, progress)
+	if !plan.said && err != nil {
+		// The lenders did not open (the store's driver, their memory):
+		// nothing ran, so nothing of a result is printed.
+		fmt.Fprintln(stderr, "kvshare:", err)
+		return 1
+	}
+	plan.say()
 	if st.path != "" && rep.KeyPrefix != "" {
 		fmt.Fprintf(stdout, "keys     %s/v1/<hex name> (this run's own prefix: a put never overwrites)\n", rep.KeyPrefix)
 	}

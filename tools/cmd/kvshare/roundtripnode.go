@@ -80,7 +80,10 @@ func nodeRoundTrip(ctx context.Context, cfg roundtrip.Config, fs *flag.FlagSet, 
 	served := make(chan error, 1)
 	go func() { served <- n.Serve(serveCtx, l) }()
 
-	fmt.Fprintf(stdout, "kvshare roundtrip --node: %d blocks of %s through a node (pid %d) at %s over the embedded store, %s; two engine processes, %d workers\n",
+	// What the run is about is said once the publisher's engine did its
+	// part: a run that never happened prints its error alone.
+	plan := &plan{out: stdout}
+	fmt.Fprintf(plan, "kvshare roundtrip --node: %d blocks of %s through a node (pid %d) at %s over the embedded store, %s; two engine processes, %d workers\n",
 		cfg.Rows, size(cfg.RowBytes), os.Getpid(), socket, size(int64(cfg.Rows)*cfg.RowBytes), cfg.Workers)
 	pub, perr := runEngineProcess(ctx, socket, roundtrip.Publisher, cfg, stderr)
 	var fet roundtrip.EngineReport
@@ -90,7 +93,10 @@ func nodeRoundTrip(ctx context.Context, cfg roundtrip.Config, fs *flag.FlagSet, 
 	}
 	ok := perr == nil && ferr == nil
 	if perr == nil {
+		plan.say()
 		engineLine(stdout, "publish", pub)
+	} else {
+		fmt.Fprintln(stderr, "kvshare:", perr)
 	}
 	if ferr == nil && perr == nil {
 		lk := fet.Lookup
@@ -109,26 +115,34 @@ func nodeRoundTrip(ctx context.Context, cfg roundtrip.Config, fs *flag.FlagSet, 
 		fmt.Fprintln(stderr, "kvshare roundtrip: the node:", err)
 		ok = false
 	}
+	// After a run that did not happen, only what the node kept is
+	// said, on stderr.
+	lent := stdout
+	if !plan.said {
+		lent = stderr
+	}
 	switch {
 	case len(held) > 0:
-		fmt.Fprintf(stdout, "lent     the node still holds %v: its store and driver are left open\n", held)
+		fmt.Fprintf(lent, "lent     the node still holds %v: its store and driver are left open\n", held)
 		ok = false
 	case !drv.Drain(shutCtx):
-		fmt.Fprintln(stdout, "lent     the node's driver did not drain: left open")
+		fmt.Fprintln(lent, "lent     the node's driver did not drain: left open")
 		ok = false
 	default:
 		closeErr := errors.Join(drv.Close(), store.Close())
-		fmt.Fprintf(stdout, "lent     both lends returned and unmapped; the node holds nothing")
-		if closeErr != nil {
-			fmt.Fprintf(stdout, "; closing the store: %v", closeErr)
-			ok = false
+		if plan.said {
+			fmt.Fprintf(stdout, "lent     both lends returned and unmapped; the node holds nothing")
+			if closeErr != nil {
+				fmt.Fprintf(stdout, "; closing the store: %v", closeErr)
+			}
+			fmt.Fprintln(stdout)
+		} else if closeErr != nil {
+			fmt.Fprintln(stderr, "kvshare roundtrip: closing the store:", closeErr)
 		}
-		fmt.Fprintln(stdout)
+		ok = ok && closeErr == nil
 	}
-	for _, err := range []error{perr, ferr} {
-		if err != nil {
-			fmt.Fprintln(stderr, "kvshare:", err)
-		}
+	if ferr != nil {
+		fmt.Fprintln(stderr, "kvshare:", ferr)
 	}
 	if !ok {
 		fmt.Fprintln(stderr, "kvshare: round trip through the node FAILED")

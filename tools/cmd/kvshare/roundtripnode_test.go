@@ -55,6 +55,21 @@ func TestRoundtripThroughANodeWithTwoEngineProcesses(t *testing.T) {
 	assert.NotContains(t, pids, os.Getpid(), "neither engine is the node's process")
 }
 
+// A round trip through a node whose publisher's engine never did its
+// part (here its process is not even started: the run's bound is over
+// before it) did not happen: its output holds no line of a result, nor
+// the plan of a run; the error comes first, on stderr, and the exit
+// status is 1.
+func TestARoundTripThroughANodeThatCannotStartPrintsItsErrorAlone(t *testing.T) {
+	var out, errs bytes.Buffer
+	code := run([]string{"roundtrip", "--node", "--rows", "4", "--row-kib", "4", "--timeout", "1ns"}, &out, &errs)
+	assert.Equal(t, 1, code)
+	assert.NotRegexp(t, resultLine, out.String(), "no result of a run that did not happen")
+	assert.Empty(t, out.String(), "nothing but the error")
+	assert.Regexp(t, `^kvshare: the publish engine process: `, errs.String(), "the error comes first")
+	assert.NotContains(t, errs.String(), "lent ", "the node kept nothing, and no lend is claimed")
+}
+
 // Flags that name another store, or the GPU, do not go with --node:
 // exit status 2 and a line naming the flag.
 func TestRoundtripThroughANodeRefusesOtherStores(t *testing.T) {

@@ -6,9 +6,12 @@
 // every key.
 //
 // [Read] and [Parse] return the [Kind]. They refuse, with an error
-// wrapping [ErrKind] that names the file, a file that cannot be read, is
-// not TOML, or holds no store section or two: a store file is for one
-// store. They check nothing else; the store's parser does. [Node] reads
+// wrapping [ErrKind] that names the file, a file that cannot be read
+// (one that is not there leads with that and wraps fs.ErrNotExist), is
+// not TOML, or holds no store section (naming the sections it holds
+// that no store file takes, and the store section each is likely
+// misspelt for) or two: a store file is for one store. They check
+// nothing else; the store's parser does. [Node] reads
 // the file's [node] section (how `kvshare node` serves the store), ahead
 // of the store's parser.
 package storefile

@@ -3,6 +3,8 @@ package storefile
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"strings"
 
 	"github.com/kvshare/kvshare/storeconfig"
 	"github.com/kvshare/kvshare/storeconfig/tomlfile"
@@ -67,8 +69,13 @@ var sections = map[string][]string{MooncakeSection: nil, RedisSection: nil}
 
 func kindOf(file string, f *tomlfile.File) (Kind, error) {
 	if !f.Parsed() {
-		// An unreadable or malformed file: its one refusal says why.
-		return 0, fmt.Errorf("%w: %w", ErrKind, f.Finish())
+		// An unreadable or malformed file: its one refusal says why,
+		// first.
+		err := f.Finish()
+		if pe := (*fs.PathError)(nil); errors.Is(err, fs.ErrNotExist) && errors.As(err, &pe) {
+			return 0, refusal{fmt.Sprintf("store file %s does not exist (%v)", file, pe.Err), err}
+		}
+		return 0, refusal{err.Error(), err}
 	}
 	mooncake, redis, memory := f.Has(MooncakeSection), f.Has(RedisSection), f.Has(MemorySection)
 	if f.Has(DiskSection) {
@@ -95,5 +102,40 @@ func kindOf(file string, f *tomlfile.File) (Kind, error) {
 	case memory:
 		return Memory, nil
 	}
-	return 0, fmt.Errorf("%w: %s holds neither [mooncake] (a Mooncake pool) nor [redis] (a Redis server) nor [memory] (the embedded store) nor [disk] (the disk tier): add the section of the store it is for", ErrKind, file)
+	const neither = "neither [mooncake] (a Mooncake pool) nor [redis] (a Redis server) nor [memory] (the embedded store) nor [disk] (the disk tier)"
+	if unknown := f.UnknownSections(); len(unknown) > 0 {
+		return 0, fmt.Errorf("%w: %s holds %s, and %s", ErrKind, file, unknownSections(unknown), neither)
+	}
+	return 0, fmt.Errorf("%w: %s holds %s: add the section of the store it is for", ErrKind, file, neither)
 }
+
+// storeSections are the sections that say which store a file is for.
+var storeSections = []string{MooncakeSection, RedisSection, MemorySection, DiskSection}
+
+// unknownSections names sections of a file that no store file takes,
+// each with the store section it is likely a misspelling of:
+// "[mooncak] (did you mean [mooncake]?), a section no store file takes".
+func unknownSections(names []string) string {
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = "[" + n + "]"
+		if near := tomlfile.Nearest(n, storeSections); near != "" {
+			parts[i] += " (did you mean [" + near + "]?)"
+		}
+	}
+	if len(names) == 1 {
+		return parts[0] + ", a section no store file takes"
+	}
+	return strings.Join(parts, ", ") + ", sections no store file takes"
+}
+
+// refusal is an error of [Read] or [Parse] whose cause says it all (a
+// file missing, unreadable or malformed): it reads as text and wraps
+// [ErrKind] and the cause.
+type refusal struct {
+	text  string
+	cause error
+}
+
+func (r refusal) Error() string   { return r.text }
+func (r refusal) Unwrap() []error { return []error{ErrKind, r.cause} }

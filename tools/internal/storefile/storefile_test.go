@@ -1,14 +1,17 @@
 package storefile
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/kvshare/kvshare/storeconfig"
+	"github.com/kvshare/kvshare/storeconfig/tomlfile"
 )
 
 func TestKinds(t *testing.T) {
@@ -69,11 +72,89 @@ func TestRead(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, Redis, k)
 
-	missing := filepath.Join(t.TempDir(), "nosuch.toml")
-	_, err = Read(missing)
+}
+
+// A file that is not there, or cannot be read, or is not TOML, is
+// refused for that, first: not as a file whose store is unclear.
+func TestAFileThatCannotBeReadLeadsWithWhy(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "nosuch.toml")
+	_, err := Read(missing)
 	require.ErrorIs(t, err, ErrKind)
-	assert.Contains(t, err.Error(), missing)
-	assert.Contains(t, err.Error(), "no such file")
+	require.ErrorIs(t, err, fs.ErrNotExist)
+	assert.True(t, strings.HasPrefix(err.Error(), "store file "+missing+" does not exist"), "leads with the file missing: %v", err)
+
+	for _, c := range []struct {
+		name, path string
+		want       string
+	}{
+		{"a directory", dir, "cannot read the file"},
+		{"malformed", writeFile(t, "[redis\n"), "malformed TOML"},
+	} {
+		_, err := Read(c.path)
+		require.ErrorIs(t, err, ErrKind, c.name)
+		assert.NotErrorIs(t, err, fs.ErrNotExist, c.name)
+		assert.NotContains(t, err.Error(), "cannot tell which store", c.name)
+		assert.Contains(t, err.Error(), c.path, c.name)
+		assert.Contains(t, err.Error(), c.want, c.name)
+	}
+}
+
+// A file whose only section is misspelt is refused naming that section,
+// the store section it is likely meant for, and every store section.
+func TestAnUnknownSectionIsNamed(t *testing.T) {
+	known := []string{"[mooncake]", "[redis]", "[memory]", "[disk]"}
+	for _, c := range []struct {
+		name, text string
+		want       []string
+		not        string
+	}{
+		{"misspelt", "[mooncak]\nmaster = \"x:1\"\n", []string{"holds [mooncak] (did you mean [mooncake]?), a section no store file takes"}, ""},
+		{"in another case", "[blob]\n[Redis]\naddress = \"x:1\"\n", []string{"[Redis] (did you mean [redis]?)"}, ""},
+		{"two", "[dsk]\n[pool]\n", []string{"[dsk] (did you mean [disk]?), [pool], sections no store file takes"}, ""},
+		{"far from any", "[pool]\n", []string{"[pool]"}, "did you mean"},
+		{"only [blob]", "[blob]\nkey_prefix = \"k\"\n", nil, "no store file takes"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("dir/store.toml", []byte(c.text))
+			require.ErrorIs(t, err, ErrKind)
+			for _, w := range append(append([]string{"dir/store.toml"}, known...), c.want...) {
+				assert.Contains(t, err.Error(), w)
+			}
+			if c.not != "" {
+				assert.NotContains(t, err.Error(), c.not)
+			}
+		})
+	}
+}
+
+// FuzzParse says which store any file is for, or refuses it naming the
+// file and wrapping ErrKind; a file refused for holding no store
+// section names every section of it no store file takes.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"[mooncake]\n", "[redis]\n[mooncake]\n", "[mooncak]\n", "[disk]\n[memory]\n", "[blob]\n", "[a.b]\nc = 1\n", "x = 1\n[[redsi]]\n", "[redis\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		k, err := Parse("store.toml", []byte(text))
+		if err == nil {
+			require.Contains(t, []Kind{Mooncake, Redis, Memory, Disk}, k)
+			return
+		}
+		require.ErrorIs(t, err, ErrKind)
+		require.Contains(t, err.Error(), "store.toml")
+		if strings.Contains(err.Error(), "holds neither") {
+			for _, s := range tomlfile.Parse("store.toml", []byte(text), sections).UnknownSections() {
+				require.Contains(t, err.Error(), "["+s+"]")
+			}
+		}
+	})
+}
+
+func writeFile(t *testing.T, text string) string {
+	path := filepath.Join(t.TempDir(), "store.toml")
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+	return path
 }
 
 func TestNode(t *testing.T) {
