@@ -15,8 +15,6 @@ import (
 type stepAttempt struct {
 	outcome     contract.Outcome
 	known, done chan struct{}
-	knownSet    bool
-	quiescedSet bool
 }
 
 func newStepAttempt(o contract.Outcome) *stepAttempt {
