@@ -107,6 +107,6 @@ func (m Memory) Check(file string) Findings {
 	if !slices.Contains(HugePageSizes, m.HugePages) {
 		errs.Addf(file, MemorySection, KeyHugePages, "must be one of %q, %q, %q, got %q", HugePagesNone, HugePages2MiB, HugePages1GiB, m.HugePages)
 	}
-	errs.InRange(file, MemorySection, KeyWorkers, int64(m.Workers), 1, MaxMemoryWorkers)
+	errs.InRangeOrDefault(file, MemorySection, KeyWorkers, int64(m.Workers), MaxMemoryWorkers, DefaultMemoryWorkers)
 	return errs
 }

@@ -31,7 +31,7 @@ func TestMemoryRefusals(t *testing.T) {
 		{"chunk beyond the capacity", storeconfig.Memory{Capacity: 4096, ChunkBytes: 8192}, "chunk_bytes", "larger than the capacity (4096)"},
 		{"an unknown page size", storeconfig.Memory{HugePages: "4KiB"}, "huge_pages", `must be one of "none", "2MiB", "1GiB", got "4KiB"`},
 		{"a page size in another case", storeconfig.Memory{HugePages: "2mib"}, "huge_pages", `got "2mib"`},
-		{"negative workers", storeconfig.Memory{Workers: -1}, "workers", "must be between 1 and 1024, got -1"},
+		{"negative workers", storeconfig.Memory{Workers: -1}, "workers", "must be between 0 (the default, 2) and 1024, got -1"},
 		{"too many workers", storeconfig.Memory{Workers: 1025}, "workers", "got 1025"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

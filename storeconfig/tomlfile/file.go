@@ -142,13 +142,10 @@ func (f *File) Memory() storeconfig.Memory {
 	m.HugePages, _ = s.String(storeconfig.KeyHugePages, storeconfig.HugePagesNone)
 	m.Lock = s.Bool(storeconfig.KeyLock, false)
 	m.Workers = int(s.Int(storeconfig.KeyWorkers, storeconfig.DefaultMemoryWorkers))
-	// Given, an empty huge_pages or workers = 0 is out of range, not
-	// left out.
+	// Given, an empty huge_pages is out of range, not left out; workers
+	// = 0 is the default, as in memdrv.Options.
 	if m.HugePages == "" {
 		s.Refuse(storeconfig.KeyHugePages, "must be one of %s, got \"\"", strings.Join(quoted(storeconfig.HugePageSizes), ", "))
-	}
-	if m.Workers == 0 {
-		s.Refuse(storeconfig.KeyWorkers, "must be between 1 and %d, got 0", storeconfig.MaxMemoryWorkers)
 	}
 	m = m.WithDefaults()
 	for _, e := range m.Check(f.name) {

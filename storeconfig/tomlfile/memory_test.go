@@ -28,6 +28,10 @@ func TestMemorySection(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, storeconfig.Memory{HugePages: "none", Workers: 2}, m, "keys left out get their defaults; capacity 0 holds nothing")
 
+	m, err = decodeMemory("[memory]\ncapacity = 0\nworkers = 0\n")
+	require.NoError(t, err, "workers = 0 means the default, as in memdrv.Options")
+	assert.Equal(t, storeconfig.DefaultMemoryWorkers, m.Workers)
+
 	f := tomlfile.Parse("store.toml", []byte("[blob]\n"), nil)
 	assert.False(t, f.Has(storeconfig.MemorySection))
 	assert.Equal(t, storeconfig.Memory{}, f.Memory(), "no section: the zero Memory")
@@ -47,7 +51,7 @@ func TestMemoryRefusalsNameSectionAndKey(t *testing.T) {
 		{"an unknown page size", "[memory]\ncapacity = 1048576\nhuge_pages = \"2M\"\n", "huge_pages", `got "2M"`},
 		{"an empty page size", "[memory]\ncapacity = 1048576\nhuge_pages = \"\"\n", "huge_pages", `must be one of "none", "2MiB", "1GiB", got ""`},
 		{"lock as a string", "[memory]\ncapacity = 1048576\nlock = \"yes\"\n", "lock", "wants a boolean, got a string"},
-		{"no workers", "[memory]\ncapacity = 1048576\nworkers = 0\n", "workers", "must be between 1 and 1024, got 0"},
+		{"negative workers", "[memory]\ncapacity = 1048576\nworkers = -1\n", "workers", "must be between 0 (the default, 2) and 1024, got -1"},
 		{"an unknown key", "[memory]\ncapacity = 1048576\nsize = 1\n", "size", "unknown key (known: capacity, chunk_bytes, huge_pages, lock, workers)"},
 		{"a key in another case", "[memory]\ncapacity = 1048576\nCapacity = 1\n", "Capacity", "unknown key"},
 	} {

@@ -24,6 +24,10 @@ func gpuRoundTrip(ctx context.Context, store roundtrip.Store, keyPrefix string, 
 		cfg.KeyPrefix = keyPrefix
 	}
 	rep, err := gpuroundtrip.Run(ctx, cfg, nil)
+	if err != nil && rep.Publish.Rows == 0 && rep.Fetch.Rows == 0 {
+		fmt.Fprintln(stderr, "kvshare:", err) // nothing moved: no result to print beside it
+		return 1
+	}
 	if rep.OnGPU {
 		fmt.Fprintf(stdout, "device   %s\n", rep.Device)
 	} else {

@@ -42,12 +42,12 @@ func TestAnEmbeddedStoresFile(t *testing.T) {
 
 // A refused [memory] section stops everything, naming the key.
 func TestAnEmbeddedStoresFileRefused(t *testing.T) {
-	rep := Run(t.Context(), Options{ConfigPath: storeFile(t, "[memory]\ncapacity = -5\nworkers = 0\n")})
+	rep := Run(t.Context(), Options{ConfigPath: storeFile(t, "[memory]\ncapacity = -5\nworkers = -1\n")})
 	assert.True(t, rep.Failed())
 	f, _ := rep.Find(CheckConfig)
 	assert.Equal(t, Fail, f.Verdict)
 	assert.Contains(t, f.Detail, "[memory] capacity: must be between 0 and")
-	assert.Contains(t, f.Detail, "[memory] workers: must be between 1 and 1024, got 0")
+	assert.Contains(t, f.Detail, "[memory] workers: must be between 0 (the default, 2) and 1024, got -1")
 	f, _ = rep.Find(CheckMemory)
 	assert.Equal(t, Skip, f.Verdict)
 	assert.Contains(t, f.Detail, "the config was refused")
