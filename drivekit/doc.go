@@ -56,6 +56,5 @@
 // [Driver.Pause], [Driver.RowsIn], [Driver.Workers] and the other
 // accessors serve stores' scenario hooks and tests.
 //
-// A worked toy store of about a hundred lines: Example. Why the rules
-// are kept here: docs/design/drivekit.md.
+// A toy store of about a hundred lines: Example. Why: docs/design/drivekit.md.
 package drivekit
