@@ -90,6 +90,10 @@ func soakCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "kvshare soak: %d lenders over %s for %v, seed %d\n", cfg.Lenders, where, cfg.Duration, cfg.Seed)
 	rep, err := soak.Run(ctx, cfg)
+	if err != nil && rep.Publishes == 0 && rep.Fetches == 0 {
+		fmt.Fprintln(stderr, "kvshare: soak FAILED before its first attempt:", err) // no result to print beside it
+		return 1
+	}
 	fmt.Fprintln(stdout, rep)
 	if err != nil {
 		fmt.Fprintln(stderr, "kvshare: soak FAILED:", err)
