@@ -140,7 +140,7 @@ func (b *Backend) ask(ctx context.Context, looker contract.Looker, v contract.Vi
 				break
 			}
 			dst := rows[base+cut.Start : base+cut.Start : base+cut.End]
-			got, err := lookupCall(ctx, looker, contract.LookupBatch{Keys: b.keys, Names: g.Names[cut.Start:cut.End]}, dst)
+			got, err := lookupCall(ctx, looker, contract.LookupBatch{Keys: b.keys, Names: g.Names[cut.Start:cut.End], Distinct: true}, dst)
 			asked += cut.End - cut.Start
 			if err != nil {
 				return asked, present, err

@@ -42,6 +42,14 @@ func (p Presence) String() string {
 type LookupBatch struct {
 	Keys  KeyMaker
 	Names [][]byte
+	// Distinct says the caller has made sure no name is in Names twice
+	// (the binding's backend cuts its calls at a repeated name, so it
+	// sets it). A driver may then skip its own check for a repeated
+	// name, and refuses everything else as before; without it the driver
+	// checks. A caller that sets it over a repeated name may get answers
+	// for that name: a lookup lends no memory, so nothing is at
+	// risk but the answers (a driver may still refuse it).
+	Distinct bool
 }
 
 // AppendKey appends the key of name i to dst.

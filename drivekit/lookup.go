@@ -13,8 +13,9 @@ import (
 // Lookup is [contract.Looker]'s over the store's [Looker]. It refuses,
 // with an error wrapping [contract.ErrDriverRejected] and no call to the
 // store, a store that cannot look, a batch without a key maker, an
-// empty name, a name without a key, a name twice, and every batch after
-// Drain or Close and while Recycle runs. Otherwise the store answers
+// empty name, a name without a key, a name twice (unless the batch is
+// Distinct: the caller checked), and every batch after Drain or Close
+// and while Recycle runs. Otherwise the store answers
 // (see [Looker]) and the kit answers InFlight for every key a put of
 // this driver is writing, from its admission until its row is final,
 // unless the store failed to answer it (Unknown). A store whose lookup
@@ -22,7 +23,9 @@ import (
 // copy of the keys: when ctx ends first, the names read Unknown and the
 // call is abandoned; it stays inside the store (Drain answers false,
 // Close is refused) until the store answers, and owns nothing but its
-// copy.
+// copy. A ctx that cannot end (no Done channel, as
+// context.Background) gives nothing to abandon for: the store is asked
+// on the caller's goroutine.
 func (d *Driver) Lookup(ctx context.Context, b contract.LookupBatch, dst []contract.Presence) ([]contract.Presence, error) {
 	dst = dst[:0]
 	if d.looker == nil {
@@ -61,7 +64,10 @@ func (d *Driver) Lookup(ctx context.Context, b contract.LookupBatch, dst []contr
 	d.lookups.inside++
 	d.mu.Unlock()
 
-	if !d.looker.LookBlocks() { // the common case: answered here, at once
+	// Asked here when the store answers at once, or when nothing can end
+	// the wait (ctx has no Done channel): then there is nothing to
+	// abandon the call for, and it needs no goroutine of its own.
+	if !d.looker.LookBlocks() || ctx.Done() == nil {
 		dst = d.looker.Look(ctx, q.keys, dst)
 		d.mu.Lock()
 		d.ownWritesLocked(q.keys, dst)
@@ -212,11 +218,13 @@ func (q *query) build(d *Driver, b contract.LookupBatch) error {
 				return fmt.Errorf("%w: %s: lookup: name %d: %w", contract.ErrDriverRejected, d.name, i, err)
 			}
 		}
-		h := maphash.Bytes(q.seed, k)
-		if j, dup := q.seen[h]; dup && string(q.key(j)) == string(k) {
-			return d.refusal("lookup", "names %d and %d make one key", j, i)
+		if !b.Distinct { // the caller did not check: the kit does
+			h := maphash.Bytes(q.seed, k)
+			if j, dup := q.seen[h]; dup && string(q.key(j)) == string(k) {
+				return d.refusal("lookup", "names %d and %d make one key", j, i)
+			}
+			q.seen[h] = i
 		}
-		q.seen[h] = i
 		q.ends = append(q.ends, len(q.buf))
 	}
 	start := 0

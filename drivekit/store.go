@@ -96,10 +96,11 @@ type Looker interface {
 	// valid until Look returns.
 	Look(ctx context.Context, keys [][]byte, dst []contract.Presence) []contract.Presence
 	// LookBlocks says whether a Look made now may block inside the
-	// store (a network call, a held store): the kit then runs it on a
-	// goroutine of its own with its own copy of the keys, so that a
-	// caller whose context ends can abandon it. A store that answers
-	// false is asked on the caller's goroutine.
+	// store (a network call, a held store): the kit then runs it, for a
+	// caller whose context can end, on a goroutine of its own with its
+	// own copy of the keys, so that the caller can abandon it. A store
+	// that answers false, and a caller whose context cannot end, are
+	// asked on the caller's goroutine.
 	LookBlocks() bool
 }
 

@@ -112,7 +112,7 @@ func (f *lookups) ask(ctx context.Context, m *nodewire.Lookup, rows int) (res *n
 				break
 			}
 			dst := res.Rows[base+cut.Start : base+cut.Start : base+cut.End]
-			got, err := f.looker.Lookup(ctx, contract.LookupBatch{Keys: f.keys, Names: names[cut.Start:cut.End]}, dst)
+			got, err := f.looker.Lookup(ctx, contract.LookupBatch{Keys: f.keys, Names: names[cut.Start:cut.End], Distinct: true}, dst)
 			asked += cut.End - cut.Start
 			if err != nil {
 				return res, asked, present, fmt.Errorf("lookup of %d names: %w", cut.End-cut.Start, err)

@@ -170,7 +170,9 @@ func (r *diskRig) lookupStage() (*lookupStage, error) {
 		}
 		return nil
 	}
-	st.floor = func(_ context.Context, calls [][][]byte) (*lookupFloor, error) { return r.statFloor(stem, calls) }
+	st.floor = func(_ context.Context, calls [][][]byte, _ bool) (*lookupFloor, error) {
+		return r.statFloor(stem, calls)
+	}
 	return st, nil
 }
 

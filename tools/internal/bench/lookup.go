@@ -43,10 +43,14 @@ type lookupReport struct {
 // OverNsPerName is kvshare's less the floor's, Ratio kvshare's over the
 // floor's.
 type lookupCase struct {
-	Store            string `json:"store"`
-	Names            int    `json:"names"`
-	Groups           int    `json:"groups"`
-	Mode             string `json:"mode"`
+	Store  string `json:"store"`
+	Names  int    `json:"names"`
+	Groups int    `json:"groups"`
+	Mode   string `json:"mode"`
+	// Context is "can end" (the run's) or "cannot end" (one without a
+	// Done channel), for a store whose driver may hand a lookup to a
+	// goroutine of its own when the context can end; empty otherwise.
+	Context          string `json:"context,omitempty"`
 	Asked            int    `json:"asked"`
 	Present          int    `json:"present"`
 	Calls            int    `json:"calls"`
@@ -146,13 +150,19 @@ func newLookupView(n int) lookupView {
 // directly.
 type lookupStage struct {
 	store string
+	// blocks says the stage's driver may block in a lookup, so it hands
+	// the lookup to a goroutine of its own when the caller's context can
+	// end: such a stage is measured with a context of each kind, its
+	// floor with and without the same hand-off.
+	blocks bool
 	// measurement is the one the stage serves, for the progress line
 	// (0: Lookup).
 	measurement Measurement
 	kv          *lender
 	// floor prepares the calls of one plan, made directly within ctx,
-	// before the clock starts.
-	floor func(ctx context.Context, calls [][][]byte) (*lookupFloor, error)
+	// before the clock starts; with handOff each call is made on a
+	// goroutine of its own that the caller waits for.
+	floor func(ctx context.Context, calls [][][]byte, handOff bool) (*lookupFloor, error)
 	// put stores the objects under names (outside the clock); remove
 	// removes them after (nil: nothing to remove).
 	put    func(names [][]byte) error
@@ -231,11 +241,16 @@ func (s *lookupStage) measure(ctx context.Context, o Options, views []lookupView
 	var err error
 	for _, lv := range views {
 		for _, p := range lv.plans {
-			var c lookupCase
-			if c, err = s.measureCase(ctx, o, lv, p, step); err != nil {
+			for _, canEnd := range s.contexts() {
+				var c lookupCase
+				if c, err = s.measureCase(ctx, o, lv, p, canEnd, step); err != nil {
+					break
+				}
+				cases = append(cases, c)
+			}
+			if err != nil {
 				break
 			}
-			cases = append(cases, c)
 		}
 		if err != nil {
 			break
@@ -247,16 +262,39 @@ func (s *lookupStage) measure(ctx context.Context, o Options, views []lookupView
 	return cases, err
 }
 
-// measureCase measures one size and mode: both sides checked once
+// The contexts of a blocking stage's cases.
+const (
+	contextCanEnd    = "can end"
+	contextCannotEnd = "cannot end"
+)
+
+// contexts are the kinds of context the stage is measured with: whether
+// each can end.
+func (s *lookupStage) contexts() []bool {
+	if s.blocks {
+		return []bool{true, false}
+	}
+	return []bool{true}
+}
+
+// measureCase measures one size and mode with a context that can end
+// (the run's) or one that cannot: both sides checked once
 // against the plan, the block's length calibrated on kvshare, then per
 // repetition a block of each side (which goes first changes every
 // repetition), each after a collection and one lookup outside the
 // count.
-func (s *lookupStage) measureCase(ctx context.Context, o Options, lv lookupView, p lookupPlan, step func(string)) (lookupCase, error) {
+func (s *lookupStage) measureCase(ctx context.Context, o Options, lv lookupView, p lookupPlan, canEnd bool, step func(string)) (lookupCase, error) {
 	c := lookupCase{Store: s.store, Names: lv.n, Groups: len(lv.view.Groups), Mode: modeName(p.every),
 		Asked: p.asked, Present: p.present, Calls: len(p.calls)}
-	what := fmt.Sprintf("lookup over %s, %d names, %s", s.store, lv.n, c.Mode)
-	fl, err := s.floor(ctx, p.calls)
+	run := ctx // the run's, checked between repetitions
+	if s.blocks {
+		c.Context = contextCanEnd
+		if !canEnd {
+			c.Context, ctx = contextCannotEnd, context.WithoutCancel(ctx)
+		}
+	}
+	what := c.describe()
+	fl, err := s.floor(ctx, p.calls, s.blocks && canEnd)
 	if err != nil {
 		return c, fmt.Errorf("bench: %s: %w", what, err)
 	}
@@ -273,14 +311,14 @@ func (s *lookupStage) measureCase(ctx context.Context, o Options, lv lookupView,
 	}
 	var kvNs, flNs, over, ratios []float64
 	for r := range o.Reps {
-		if err := ctx.Err(); err != nil {
+		if err := run.Err(); err != nil {
 			return c, err
 		}
 		m := s.measurement
 		if m == 0 {
 			m = Lookup
 		}
-		step(fmt.Sprintf("%d lookup %s %d %s", m, s.store, lv.n, c.Mode))
+		step(fmt.Sprintf("%d %s", m, c.describe()))
 		var kt, ft time.Duration
 		var kerr, ferr error
 		runKv := func() { kt, kerr = timeBlock(c.Lookups, kv) }
@@ -295,6 +333,15 @@ func (s *lookupStage) measureCase(ctx context.Context, o Options, lv lookupView,
 	}
 	c.KvshareNsPerName, c.FloorNsPerName, c.OverNsPerName, c.Ratio = spreadOf(kvNs), spreadOf(flNs), spreadOf(over), spreadOf(ratios)
 	return c, nil
+}
+
+// describe names the case, as its goals and errors do.
+func (c lookupCase) describe() string {
+	what := fmt.Sprintf("lookup over %s, %d names, %s", c.Store, c.Names, c.Mode)
+	if c.Context != "" {
+		what += ", context " + c.Context
+	}
+	return what
 }
 
 // check makes one lookup on each side, outside the clock, and holds both

@@ -56,17 +56,26 @@ func TestLookupMeasuresBothStoresAndSaysWhyNoPool(t *testing.T) {
 	var steps []string
 	rep, err := measureLookup(t.Context(), o, nil, func(s string) { steps = append(steps, s) })
 	require.NoError(t, err)
-	assert.Len(t, steps, 2*2*2*o.Reps, "2 stores, 2 sizes, 2 modes")
+	assert.Len(t, steps, (2*2+2*2*2)*o.Reps, "memdrv: 2 sizes, 2 modes; the fake SDK: and 2 contexts")
 	assert.Equal(t, skippedPool, rep.PoolSkipped)
 	assert.Empty(t, rep.Pool)
 	assert.Equal(t, lookupLayout, rep.Layout)
 	assert.InDelta(t, 1, rep.BlockMs, 1e-9)
-	require.Len(t, rep.Cases, 8)
+	require.Len(t, rep.Cases, 4+8)
 	for i, c := range rep.Cases {
-		assert.Equal(t, []string{lookupMemdrv, lookupFake}[i/4], c.Store)
-		assert.Equal(t, []int{1, 8}[i/2%2], c.Names)
-		assert.Equal(t, modeName(i%2 == 1), c.Mode)
-		want := map[[2]int]int{{1, 0}: 1, {1, 1}: 1, {8, 0}: 6, {8, 1}: 8}[[2]int{c.Names, i % 2}]
+		// memdrv: size, mode; the fake SDK: size, mode, context
+		store, size, every, context := lookupMemdrv, i/2, i%2 == 1, ""
+		if i >= 4 {
+			j := i - 4
+			store, size, every = lookupFake, j/4, j/2%2 == 1
+			context = []string{contextCanEnd, contextCannotEnd}[j%2]
+		}
+		names := []int{1, 8}[size]
+		assert.Equal(t, store, c.Store)
+		assert.Equal(t, names, c.Names)
+		assert.Equal(t, modeName(every), c.Mode)
+		assert.Equal(t, context, c.Context)
+		want := map[[2]int]int{{1, 0}: 1, {1, 1}: 1, {8, 0}: 6, {8, 1}: 8}[[2]int{c.Names, map[bool]int{false: 0, true: 1}[every]}]
 		assert.Equal(t, want, c.Asked, "%+v", c)
 		assert.Equal(t, max(1, c.Names/2), c.Present, "a quarter of each group Present: %+v", c)
 		assert.Equal(t, c.Groups, c.Calls, "one call a group")
@@ -81,7 +90,7 @@ func TestLookupMeasuresBothStoresAndSaysWhyNoPool(t *testing.T) {
 
 	r := &Report{Lookup: rep}
 	r.judge()
-	assert.Len(t, r.Goals, 4*2+4, "memdrv: ratio and ns a name; the fake SDK: ratio")
+	assert.Len(t, r.Goals, 4*2+8, "memdrv: ratio and ns a name; the fake SDK: ratio, in each context")
 	for _, g := range r.Goals {
 		assert.Equal(t, int(Lookup), g.Measurement)
 		assert.True(t, g.AtMost)
@@ -134,8 +143,8 @@ func TestLookupOverAFakePool(t *testing.T) {
 	assert.Empty(t, rep.PoolSkipped)
 	assert.Equal(t, "a fake pool", rep.Pool)
 	assert.Regexp(t, `^test/bench/\d{8}t\d{6}z-[0-9a-f]{8}$`, rep.KeyPrefix)
-	require.Len(t, rep.Cases, 12)
-	for _, c := range rep.Cases[8:] {
+	require.Len(t, rep.Cases, 4+8+8)
+	for _, c := range rep.Cases[12:] {
 		assert.Equal(t, lookupRealPool, c.Store)
 		assert.Positive(t, c.Ratio.Median)
 	}
@@ -144,7 +153,7 @@ func TestLookupOverAFakePool(t *testing.T) {
 
 	r := &Report{Lookup: rep}
 	r.judge()
-	assert.Len(t, r.Goals, 4*2+4+4)
+	assert.Len(t, r.Goals, 4*2+8+8, "memdrv: ratio and ns a name; the fake SDK and the pool: ratio, in each context")
 }
 
 func TestLookupAgainstALoopbackPool(t *testing.T) {
@@ -158,13 +167,13 @@ func TestLookupAgainstALoopbackPool(t *testing.T) {
 	l := rep.Lookup
 	require.NotNil(t, l)
 	assert.Contains(t, l.Pool, "a loopback pool started from "+dir)
-	require.Len(t, l.Cases, 12)
-	for _, c := range l.Cases[8:] {
+	require.Len(t, l.Cases, 4+8+8)
+	for _, c := range l.Cases[12:] {
 		assert.Equal(t, lookupRealPool, c.Store)
 		assert.Equal(t, sizeCalls(c, true), c.SizeCalls, "the real client has get_size: %+v", c)
 		assert.Positive(t, c.FloorNsPerName.Median)
 	}
-	assert.Len(t, rep.Goals, 4*2+4+4)
+	assert.Len(t, rep.Goals, 4*2+8+8)
 }
 
 func TestWrap(t *testing.T) {

@@ -29,7 +29,7 @@ func memdrvLookupStage(o Options) (*lookupStage, error) {
 	if err != nil {
 		return nil, err
 	}
-	st.floor = func(ctx context.Context, calls [][][]byte) (*lookupFloor, error) {
+	st.floor = func(ctx context.Context, calls [][][]byte, _ bool) (*lookupFloor, error) {
 		return looksUp(ctx, drv, stem, calls), nil
 	}
 	return st, nil
@@ -117,8 +117,9 @@ func fakeLookupStage(o Options) (*lookupStage, error) {
 	if err != nil {
 		return nil, err
 	}
-	st.floor = func(_ context.Context, calls [][][]byte) (*lookupFloor, error) {
-		return existsChecks(client, stem, calls)
+	st.blocks = true
+	st.floor = func(_ context.Context, calls [][][]byte, handOff bool) (*lookupFloor, error) {
+		return existsChecks(client, stem, calls, handOff)
 	}
 	return st, nil
 }
@@ -155,8 +156,9 @@ func realPoolLookupStage(o Options, target *poolTarget) (*lookupStage, string, e
 	client := target.client
 	workers := max(cfg.Workers, 1)
 	return &lookupStage{
-		store: lookupRealPool,
-		kv:    kv,
+		store:  lookupRealPool,
+		blocks: true,
+		kv:     kv,
 		put: func(names [][]byte) error {
 			base := kv.mems[0].Region.Base
 			for lo := 0; lo < len(names); lo += lookupSlots {
@@ -182,71 +184,91 @@ func realPoolLookupStage(o Options, target *poolTarget) (*lookupStage, string, e
 			return nil
 		},
 		remove: func(names [][]byte) error { return removeObjects(client, stem, names, workers) },
-		floor: func(_ context.Context, calls [][][]byte) (*lookupFloor, error) {
-			return existsChecks(client, stem, calls)
+		floor: func(_ context.Context, calls [][][]byte, handOff bool) (*lookupFloor, error) {
+			return existsChecks(client, stem, calls, handOff)
 		},
 		close: func() error { return errors.Join(kv.close(), target.close()) },
 	}, prefix, nil
 }
 
-// existsCheck is one call of the Mooncake floor: its keys packed and
-// as strings, its answers, and the first key answering 0 with what
-// get_size said of it.
+// existsCheck is one call of the Mooncake floor: its names, its keys
+// packed (built again on every run), its answers, and the first key
+// answering 0 with what get_size said of it.
 type existsCheck struct {
+	names [][]byte
 	keys  mooncakesdk.KeyList
-	strs  []string
 	exist []int32
 	first int
 	size  mooncakesdk.Code
 }
 
-// existsChecks is the Mooncake floor: what the driver calls for a batch,
-// made directly: one batch_is_exist for the batch's keys, then, when the
-// client implements mooncakesdk.Sizer, one get_size for the first key
-// answering 0. Keys are built before the clock starts.
-func existsChecks(client mooncakesdk.Client, stem keys.Stem, calls [][][]byte) (*lookupFloor, error) {
+// existsChecks is the Mooncake floor: what the driver does for a batch,
+// done directly: build the batch's keys, one batch_is_exist for them,
+// then, when the client implements mooncakesdk.Sizer, one get_size for
+// the first key answering 0. With handOff every call is made on a
+// goroutine of its own that the caller waits for, as a driver does that
+// may abandon its call when the caller's context ends.
+func existsChecks(client mooncakesdk.Client, stem keys.Stem, calls [][][]byte, handOff bool) (*lookupFloor, error) {
 	sizer, _ := client.(mooncakesdk.Sizer)
 	cs := make([]*existsCheck, len(calls))
 	for i, names := range calls {
-		c := &existsCheck{exist: make([]int32, len(names)), first: -1}
-		for _, n := range names {
-			if err := c.keys.Add(stem.AppendKey(c.keys.Tail(), n)); err != nil {
-				return nil, err
-			}
-			c.strs = append(c.strs, string(c.keys.Key(c.keys.Len()-1)))
-		}
-		cs[i] = c
+		cs[i] = &existsCheck{names: names, exist: make([]int32, len(names)), first: -1}
 	}
-	return &lookupFloor{
-		run: func() error {
+	check := func(c *existsCheck) error {
+		c.keys.Reset()
+		for _, n := range c.names {
+			if err := c.keys.Add(stem.AppendKey(c.keys.Tail(), n)); err != nil {
+				return err
+			}
+		}
+		if err := client.BatchIsExistList(&c.keys, c.exist); err != nil {
+			return err
+		}
+		c.first = -1
+		if sizer == nil {
+			return nil
+		}
+		for j, e := range c.exist {
+			if e != 0 {
+				continue
+			}
+			c.first = j
+			n, err := sizer.GetSize(string(c.keys.Key(j)))
+			var ce *mooncakesdk.CallError
+			switch {
+			case errors.As(err, &ce):
+				c.size = ce.Code
+			case err == nil:
+				c.size = mooncakesdk.Code(n)
+			default:
+				return err
+			}
+			break
+		}
+		return nil
+	}
+	run := func() error {
+		for _, c := range cs {
+			if err := check(c); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if handOff {
+		run = func() error {
 			for _, c := range cs {
-				if err := client.BatchIsExistList(&c.keys, c.exist); err != nil {
+				done := make(chan error, 1)
+				go func() { done <- check(c) }()
+				if err := <-done; err != nil {
 					return err
-				}
-				c.first = -1
-				if sizer == nil {
-					continue
-				}
-				for j, e := range c.exist {
-					if e != 0 {
-						continue
-					}
-					c.first = j
-					n, err := sizer.GetSize(c.strs[j])
-					var ce *mooncakesdk.CallError
-					switch {
-					case errors.As(err, &ce):
-						c.size = ce.Code
-					case err == nil:
-						c.size = mooncakesdk.Code(n)
-					default:
-						return err
-					}
-					break
 				}
 			}
 			return nil
-		},
+		}
+	}
+	return &lookupFloor{
+		run: run,
 		answers: func() []contract.Presence {
 			var out []contract.Presence
 			for _, c := range cs {

@@ -149,7 +149,7 @@ func (r *Report) judge() {
 	}
 	if l := r.Lookup; l != nil {
 		for _, c := range l.Cases {
-			what := fmt.Sprintf("lookup over %s, %d names, %s", c.Store, c.Names, c.Mode)
+			what := c.describe()
 			r.Goals = append(r.Goals, newGoal(Lookup, what+": kvshare / the same store calls", c.Ratio, lookupTarget, true))
 			if c.Store == lookupMemdrv {
 				r.Goals = append(r.Goals, newGoal(Lookup, what+": kvshare ns a name asked", c.KvshareNsPerName, lookupNsTarget, true))

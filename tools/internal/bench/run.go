@@ -150,11 +150,13 @@ func units(o Options) int {
 		n += 2 + o.Reps*len(o.Pool.RowSizes)
 	}
 	if o.runs(Lookup) {
-		stores := 2
+		// memdrv, then the fake SDK and the pool with a context of each
+		// kind (a case of a driver that may hand a lookup aside)
+		blocking := 1
 		if o.poolGiven() {
-			stores, n = 3, n+1 // and opening the pool
+			blocking, n = 2, n+1 // and opening the pool
 		}
-		n += stores * len(o.Lookup.Sizes) * 2 * o.Reps
+		n += (1 + 2*blocking) * len(o.Lookup.Sizes) * 2 * o.Reps
 	}
 	if o.runs(Redis) && o.redisGiven() {
 		n += 1 + len(o.Redis.RowSizes)*(1+o.Reps)

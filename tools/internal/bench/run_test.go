@@ -47,9 +47,9 @@ func TestRunMeasuresAllButFiveAndSevenAndSaysWhyNot(t *testing.T) {
 	// Every goal of 1–4, 6, 8 and 9: 6 settle cases, 2 loop, 2×2 row cpu, 2
 	// sizes × (round trip, publish, evicting publish); 6: 2 sizes × 2
 	// modes over memdrv (ratio and ns a name) and over the fake SDK
-	// (ratio); 8: 2 shapes × 2 directions of added latency, and the
+	// (ratio, with a context that can end and one that cannot); 8: 2 shapes × 2 directions of added latency, and the
 	// throughput; 9: 2 sizes × 2 ways, and 2 lookup modes.
-	assert.Len(t, rep.Goals, 6+2+4+2*3+2*2*2+2*2+2*2+1+2*2+2)
+	assert.Len(t, rep.Goals, 6+2+4+2*3+2*2*2+2*2*2+2*2+1+2*2+2)
 	require.NotNil(t, rep.Disk)
 	assert.Len(t, rep.Disk.Cases, 2)
 	for _, c := range rep.Band.Cases {

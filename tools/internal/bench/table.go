@@ -206,6 +206,8 @@ func count(n int, noun string) string {
 func writeLookup(w io.Writer, l *lookupReport) {
 	fmt.Fprintf(w, "\n6. Lookup: Backend.Lookup against the same store calls made directly (memdrv: the driver's own Lookup; Mooncake: the client's\n")
 	fmt.Fprintf(w, "   batch_is_exist, and get_size of the first key answering 0 when the client has it), one lookup at a time, blocks of about %g ms.\n", l.BlockMs)
+	fmt.Fprintln(w, "   Both sides build the keys. Over Mooncake each case twice: a context that can end (the driver asks on a goroutine of its own,")
+	fmt.Fprintln(w, "   the floor's calls the same way) and one that cannot (both ask on the caller's goroutine).")
 	for _, line := range wrap("Layout: "+l.Layout, 140) {
 		fmt.Fprintf(w, "   %s\n", line)
 	}
@@ -213,9 +215,9 @@ func writeLookup(w io.Writer, l *lookupReport) {
 		fmt.Fprintf(w, "   Real pool: %s; keys under %s/v1/…\n", l.Pool, l.KeyPrefix)
 	}
 	t := table(w)
-	fmt.Fprintln(t, "   store\tnames\tmode\tasked\tpresent\tcalls\tget_size\tlookups/block\tkvshare ns/name asked\tfloor's\tkvshare − floor\tkvshare µs/lookup\tfloor's\tratio\t")
+	fmt.Fprintln(t, "   store\tnames\tmode\tcontext\tasked\tpresent\tcalls\tget_size\tlookups/block\tkvshare ns/name asked\tfloor's\tkvshare − floor\tkvshare µs/lookup\tfloor's\tratio\t")
 	for _, c := range l.Cases {
-		fmt.Fprintf(t, "   %s\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%.1f\t%.1f\t%.2f\t%.2f\t%s\t\n", c.Store, c.Names, c.Mode, c.Asked, c.Present, c.Calls, c.SizeCalls,
+		fmt.Fprintf(t, "   %s\t%d\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%.1f\t%.1f\t%.2f\t%.2f\t%s\t\n", c.Store, c.Names, c.Mode, orDash(c.Context), c.Asked, c.Present, c.Calls, c.SizeCalls,
 			c.Lookups, sp(c.KvshareNsPerName, "%.1f"), c.FloorNsPerName.Median, c.OverNsPerName.Median, c.KvshareNsPerName.Median*float64(c.Asked)/1e3,
 			c.FloorNsPerName.Median*float64(c.Asked)/1e3, sp(c.Ratio, "%.3f"))
 	}
@@ -375,4 +377,12 @@ func writeNode(w io.Writer, n *nodeReport) {
 			sp(c.PutRatio, "%.3f"), sp(c.GetRatio, "%.3f"), c.InProcessNotReady, c.NodeNotReady)
 	}
 	t.Flush()
+}
+
+// orDash is s, or "–" when s is empty.
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
 }
