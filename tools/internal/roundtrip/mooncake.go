@@ -17,6 +17,7 @@ type Mooncake struct {
 	path   string
 	cfg    mooncakesdk.StoreConfig
 	logger *slog.Logger
+	warm   int64 // bytes the floor puts and removes first (WarmFirst)
 }
 
 // MooncakeStore reads the store config at path (a refusal names the
@@ -62,3 +63,10 @@ func (m *Mooncake) OpenDriver(ctx context.Context, lender string) (contract.Driv
 	}
 	return d, nil
 }
+
+// WarmFirst has the raw floor (Config.Floor) put up to bytes, or until
+// the pool answers that it is full, and remove them before anything is
+// measured, so that neither the floor nor the job pays the first writes
+// into the pool's segment. For a pool started for the run only: a pool
+// shared with others is not filled.
+func (m *Mooncake) WarmFirst(bytes int64) { m.warm = bytes }

@@ -68,6 +68,9 @@ type Report struct {
 	// Memory is what the publisher's staging memory got (package
 	// hostmem: locked, huge pages; the fetcher's is mapped alike).
 	Memory hostmem.Report
+	// Floor is the raw floor measured beside the job (Config.Floor), or
+	// nil.
+	Floor *Floor
 }
 
 // OK reports whether every row arrived intact and nothing stayed lent.
@@ -112,16 +115,51 @@ func Run(ctx context.Context, cfg Config, progress Progress) (Report, error) {
 	rep.KeyPrefix = prefix
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
-
-	src, err := newLender(ctx, "publisher", store, cfg, prefix)
+	if !cfg.Floor {
+		return rep, job(ctx, cfg, store, prefix, &rep, progress)
+	}
+	fs, ok := store.(floorStore)
+	if !ok {
+		return rep, ErrNoFloor
+	}
+	rig, err := fs.openFloor(ctx, cfg)
 	if err != nil {
 		return rep, err
+	}
+	rep.Floor = &Floor{Shape: rig.shape, KeyPrefix: rig.prefix}
+	err = floored(ctx, rig, rep.Floor, func() error { return job(ctx, cfg, store, prefix, &rep, progress) })
+	return rep, errors.Join(err, rig.close())
+}
+
+// floored warms the pool's segment (when the store asks for it), then
+// measures the floor, runs the job, and measures the floor again.
+func floored(ctx context.Context, rig *floorRig, f *Floor, job func() error) error {
+	var err error
+	if f.Warmed, err = rig.warmSegment(ctx); err != nil {
+		return err
+	}
+	if f.Before, err = rig.measure(ctx); err != nil {
+		return err
+	}
+	if err := job(); err != nil {
+		return err
+	}
+	f.After, err = rig.measure(ctx)
+	return err
+}
+
+// job is the round trip itself: two lenders, the publish, the lookups,
+// the fetch, the byte check, the owner's cleanup; it fills in rep.
+func job(ctx context.Context, cfg Config, store Store, prefix string, rep *Report, progress Progress) error {
+	src, err := newLender(ctx, "publisher", store, cfg, prefix)
+	if err != nil {
+		return err
 	}
 	dst, err := newLender(ctx, "fetcher", store, cfg, prefix)
 	if err != nil {
 		cctx, ccancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 		defer ccancel()
-		return rep, errors.Join(err, src.close(cctx))
+		return errors.Join(err, src.close(cctx))
 	}
 
 	rep.Memory = src.mem.Report()
@@ -154,7 +192,7 @@ func Run(ctx context.Context, cfg Config, progress Progress) (Report, error) {
 	defer ccancel()
 	cerr := errors.Join(src.close(cctx), dst.close(cctx))
 	rep.Freed = cerr == nil
-	return rep, errors.Join(err, cerr)
+	return errors.Join(err, cerr)
 }
 
 // lookup asks the backend about every view before the fetch, as an
