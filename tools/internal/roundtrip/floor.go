@@ -25,10 +25,6 @@ type Floor struct {
 	// KeyPrefix is the floor's own prefix; its objects are removed after
 	// each round.
 	KeyPrefix string
-	// Warmed is the bytes put (then removed) before either was measured,
-	// so that neither pays the first writes into the pool's segment;
-	// 0 when the pool was not warmed (a pool the run did not start).
-	Warmed int64
 	// Before and After are the rounds before and after the job.
 	Before, After FloorRound
 }
@@ -63,9 +59,13 @@ func (r Report) Ratios() (publish, fetch float64) {
 	return publish, fetch
 }
 
-// floorStore is a store whose raw floor a round trip can measure.
+// floorStore is a store whose raw floor a round trip can measure, and
+// whose segment it can warm first.
 type floorStore interface {
 	openFloor(ctx context.Context, cfg Config) (*floorRig, error)
+	// warmBytes is the most the floor puts (then removes) before
+	// anything is measured; 0: nothing.
+	warmBytes() int64
 }
 
 // floorName is the name of row i of the floor's round (warming rounds

@@ -18,9 +18,9 @@ import (
 // submission was waited for, so it only ends a run whose SDK hung.
 const floorStop = 30 * time.Second
 
-// floorRig is the floor's stage: a client of the pool of its own, a
-// region of as many slots as the job's (mapped as the lenders' are,
-// registered with the client) and the raw loop on it.
+// floorRig is the floor's stage, which also warms the pool: a client of
+// the pool of its own, a region of as many slots as the job's (mapped as
+// the lenders' are, registered with the client) and the raw loop on it.
 type floorRig struct {
 	shape  poolfloor.Shape
 	prefix string

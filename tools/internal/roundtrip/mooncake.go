@@ -64,9 +64,13 @@ func (m *Mooncake) OpenDriver(ctx context.Context, lender string) (contract.Driv
 	return d, nil
 }
 
-// WarmFirst has the raw floor (Config.Floor) put up to bytes, or until
-// the pool answers that it is full, and remove them before anything is
-// measured, so that neither the floor nor the job pays the first writes
-// into the pool's segment. For a pool started for the run only: a pool
-// shared with others is not filled.
+// WarmFirst has the round trip put up to bytes straight on a client of
+// the pool, or until the pool answers that it is full, and remove them
+// before anything is measured (Report.Warmed), so that neither the job
+// nor its raw floor pays the first writes into a fresh pool's segment
+// (the provider faulting its pages in). For a pool started for the run
+// only: a pool shared with others is not filled.
 func (m *Mooncake) WarmFirst(bytes int64) { m.warm = bytes }
+
+// warmBytes is what WarmFirst set.
+func (m *Mooncake) warmBytes() int64 { return m.warm }

@@ -68,6 +68,11 @@ type Report struct {
 	// Memory is what the publisher's staging memory got (package
 	// hostmem: locked, huge pages; the fetcher's is mapped alike).
 	Memory hostmem.Report
+	// Warmed is the bytes put into the pool (then removed) before
+	// anything was measured, so that the job does not pay the first
+	// writes into a fresh pool's segment ([Mooncake.WarmFirst]); 0 when
+	// nothing was.
+	Warmed int64
 	// Floor is the raw floor measured beside the job (Config.Floor), or
 	// nil.
 	Floor *Floor
@@ -115,36 +120,41 @@ func Run(ctx context.Context, cfg Config, progress Progress) (Report, error) {
 	rep.KeyPrefix = prefix
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
-	if !cfg.Floor {
-		return rep, job(ctx, cfg, store, prefix, &rep, progress)
-	}
 	fs, ok := store.(floorStore)
-	if !ok {
+	switch {
+	case cfg.Floor && !ok:
 		return rep, ErrNoFloor
+	case !cfg.Floor && (!ok || fs.warmBytes() == 0):
+		return rep, job(ctx, cfg, store, prefix, &rep, progress)
 	}
 	rig, err := fs.openFloor(ctx, cfg)
 	if err != nil {
 		return rep, err
 	}
-	rep.Floor = &Floor{Shape: rig.shape, KeyPrefix: rig.prefix}
-	err = floored(ctx, rig, rep.Floor, func() error { return job(ctx, cfg, store, prefix, &rep, progress) })
+	if cfg.Floor {
+		rep.Floor = &Floor{Shape: rig.shape, KeyPrefix: rig.prefix}
+	}
+	err = floored(ctx, rig, &rep, func() error { return job(ctx, cfg, store, prefix, &rep, progress) })
 	return rep, errors.Join(err, rig.close())
 }
 
 // floored warms the pool's segment (when the store asks for it), then
-// measures the floor, runs the job, and measures the floor again.
-func floored(ctx context.Context, rig *floorRig, f *Floor, job func() error) error {
+// measures the floor (when rep.Floor asks for it), runs the job, and
+// measures the floor again.
+func floored(ctx context.Context, rig *floorRig, rep *Report, job func() error) error {
 	var err error
-	if f.Warmed, err = rig.warmSegment(ctx); err != nil {
+	if rep.Warmed, err = rig.warmSegment(ctx); err != nil {
 		return err
 	}
-	if f.Before, err = rig.measure(ctx); err != nil {
+	if rep.Floor != nil {
+		if rep.Floor.Before, err = rig.measure(ctx); err != nil {
+			return err
+		}
+	}
+	if err := job(); err != nil || rep.Floor == nil {
 		return err
 	}
-	if err := job(); err != nil {
-		return err
-	}
-	f.After, err = rig.measure(ctx)
+	rep.Floor.After, err = rig.measure(ctx)
 	return err
 }
 
