@@ -37,7 +37,7 @@ type floorRig struct {
 // (cfg's rows and views, the file's call caps and workers), a prefix of
 // its own, a client, the region filled and registered, the loop.
 func (m *Mooncake) openFloor(ctx context.Context, cfg Config) (*floorRig, error) {
-	r := &floorRig{shape: poolfloor.ShapeOf(cfg.Rows, cfg.RowBytes, cfg.ViewRows, m.cfg.Mooncake, m.cfg.Blob), warm: m.warm}
+	r := &floorRig{shape: m.floorShape(cfg), warm: m.warm}
 	if err := r.shape.Validate(); err != nil {
 		return nil, err
 	}
@@ -66,6 +66,12 @@ func (m *Mooncake) openFloor(ctx context.Context, cfg Config) (*floorRig, error)
 	}
 	r.loop = poolfloor.Start(r.client, r.shape.Workers)
 	return r, nil
+}
+
+// floorShape is the floor of cfg's job over the pool: its rows and
+// views, the file's call caps and workers (package poolfloor).
+func (m *Mooncake) floorShape(cfg Config) poolfloor.Shape {
+	return poolfloor.ShapeOf(cfg.Rows, cfg.RowBytes, cfg.ViewRows, m.cfg.Mooncake, m.cfg.Blob)
 }
 
 // measure makes one round: every row put, then got back into its slot;
