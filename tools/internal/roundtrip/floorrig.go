@@ -31,6 +31,7 @@ type floorRig struct {
 	loop   *poolfloor.Loop
 	warm   int64 // bytes to put and remove before measuring (0: none)
 	round  int   // rounds made, warming ones included
+	open   bool  // until close is called (once)
 }
 
 // openFloor opens the floor's stage over the pool: the job's shape
@@ -65,6 +66,7 @@ func (m *Mooncake) openFloor(ctx context.Context, cfg Config) (*floorRig, error)
 		r.addrs[i] = reg.Base + uintptr(int64(i)*cfg.RowBytes)
 	}
 	r.loop = poolfloor.Start(r.client, r.shape.Workers)
+	r.open = true
 	return r, nil
 }
 
@@ -140,6 +142,7 @@ func (r *floorRig) remove(names [][]byte) error {
 // floorStop keep the region and the client: nothing is given back that
 // a call could still use.
 func (r *floorRig) close() error {
+	r.open = false
 	stopped := make(chan struct{})
 	go func() { r.loop.Stop(); close(stopped) }()
 	select {
