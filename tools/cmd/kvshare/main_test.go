@@ -31,6 +31,9 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"roundtrip", "-rows", "0"}, 2, "rows is 0"},
 		{[]string{"roundtrip", "extra"}, 2, `unexpected argument "extra"`},
 		{[]string{"roundtrip", "-bogus"}, 2, "bogus"},
+		{[]string{"roundtrip", "--floor"}, 2, "--floor is the raw floor of a Mooncake pool"},
+		{[]string{"roundtrip", "--floor", "--node"}, 2, "--floor measures the main job over a Mooncake pool, not --node or --gpu"},
+		{[]string{"roundtrip", "--floor", "--gpu"}, 2, "not --node or --gpu"},
 	} {
 		var out, errs bytes.Buffer
 		assert.Equal(t, c.code, run(c.args, &out, &errs), "%v", c.args)

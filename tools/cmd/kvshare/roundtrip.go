@@ -35,6 +35,7 @@ func roundtripCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "limit for the whole run")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the published bytes")
 	viaNode := fs.Bool("node", false, "through a node: start one for the run over the embedded store, and two engine processes (this binary again) that attach to it — one publishes, the other looks up and fetches what is present, every byte checked")
+	floor := fs.Bool("floor", false, "over a Mooncake pool: also measure the raw floor in the same run — the same rows in the same calls straight on a client of the pool, before the job and after it (a pool started for the run is filled and emptied first) — and give publish/floor and fetch/floor")
 	metricsAddr := fs.String("metrics", "", "serve the lenders' metrics in Prometheus text format at http://ADDR/metrics while the round trip runs (ADDR host:port, e.g. 127.0.0.1:9464)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -47,6 +48,10 @@ func roundtripCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return 2
 	}
 	cfg.RowBytes = *rowKiB << 10
+	if *floor && (*viaNode || *gpu) {
+		fmt.Fprintln(stderr, "kvshare roundtrip: --floor measures the main job over a Mooncake pool, not --node or --gpu")
+		return 2
+	}
 	if *viaNode {
 		return nodeRoundTrip(ctx, cfg, fs, stdout, stderr)
 	}
@@ -77,6 +82,19 @@ func roundtripCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	if store != nil {
 		store.Configure(&cfg)
+	}
+	if *floor {
+		if _, ok := store.(*roundtrip.Mooncake); !ok {
+			fmt.Fprintln(stderr, "kvshare roundtrip: --floor is the raw floor of a Mooncake pool: give --mooncake-dir DIR or a --store file of [mooncake]")
+			return 2
+		}
+		cfg.Floor = true
+	}
+	if m, ok := store.(*roundtrip.Mooncake); ok && st.pool != nil {
+		// A pool started for the run is fresh: whatever writes into its
+		// segment first pays the provider's page faults (measured: a
+		// 256 MiB publish 5 to 10 times slower). It is warmed first.
+		m.WarmFirst(poolWarmCap)
 	}
 	if *gpu {
 		return gpuRoundTrip(ctx, cfg.Store, cfg.KeyPrefix, stdout, stderr)
@@ -149,7 +167,11 @@ func roundtripCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if st.path != "" && rep.KeyPrefix != "" {
 		fmt.Fprintf(stdout, "keys     %s/v1/<hex name> (this run's own prefix: a put never overwrites)\n", rep.KeyPrefix)
 	}
+	if rep.Warmed > 0 {
+		fmt.Fprintf(stdout, "warmed   %s put into the pool started for the run and removed before the job: the first writes into a fresh segment are not measured\n", size(rep.Warmed))
+	}
 	summary(stdout, rep, err == nil)
+	floorLines(stdout, rep)
 	if m, ok := cfg.Store.(*roundtrip.MemoryStore); ok {
 		storeLine(stdout, m.Stats())
 	}
@@ -162,6 +184,35 @@ func roundtripCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return 1
 	}
 	return 0
+}
+
+// poolWarmCap bounds what the round trip puts into a pool started for
+// the run before measuring: it stops at the first put the full pool
+// refuses.
+const poolWarmCap = 64 << 30
+
+// floorLines prints the raw floor measured beside the job and the job's
+// ratios to it.
+func floorLines(w io.Writer, rep roundtrip.Report) {
+	f := rep.Floor
+	if f == nil {
+		return
+	}
+	sh := f.Shape
+	fmt.Fprintf(w, "floor    the same rows straight on a client of the pool: views of %d, calls of at most %d rows and %s, goroutines %d; keys %s/v1/<hex name>, removed after each round\n",
+		sh.ViewRows, sh.RowsPerCall, size(sh.BytesPerCall), sh.Workers, f.KeyPrefix)
+	if rep.Warmed == 0 {
+		fmt.Fprintln(w, "floor    the pool's segment not warmed (a pool this run did not start): the round before the job may pay its first writes")
+	}
+	for _, r := range []struct {
+		when  string
+		round roundtrip.FloorRound
+	}{{"before", f.Before}, {"after", f.After}} {
+		fmt.Fprintf(w, "floor    %-6s the job: publish %d ready in %.3f s, %.2f GB/s; fetch %d ready in %.3f s, %.2f GB/s\n", r.when,
+			r.round.Publish.Delivered, r.round.Publish.Elapsed.Seconds(), r.round.Publish.GBps(), r.round.Fetch.Delivered, r.round.Fetch.Elapsed.Seconds(), r.round.Fetch.GBps())
+	}
+	pub, fetch := rep.Ratios()
+	fmt.Fprintf(w, "ratio    publish/floor %.2f, fetch/floor %.2f (the job's rate over the mean of the two floor rounds)\n", pub, fetch)
 }
 
 // storeLine prints the embedded store's figures after a run.

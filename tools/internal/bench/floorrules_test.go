@@ -14,6 +14,7 @@ import (
 	"github.com/kvshare/kvshare/keys"
 	"github.com/kvshare/kvshare/mooncakesdk"
 	"github.com/kvshare/kvshare/patience"
+	"github.com/kvshare/kvshare/tools/internal/poolfloor"
 )
 
 // callLog is a mooncakesdk.Client for the floor's three data calls
@@ -99,7 +100,7 @@ func (c *callLog) BatchIsExistList(keys *mooncakesdk.KeyList, results []int32) e
 // floorTestSubmission is a submission of rows parts of one row each,
 // its rows' buffers at first, first+1, … (never touched: callLog copies
 // nothing).
-func floorTestSubmission(t *testing.T, dir contract.Direction, kind byte, rows int, first uintptr) *floorSubmission {
+func floorTestSubmission(t *testing.T, dir contract.Direction, kind byte, rows int, first uintptr) *poolfloor.Submission {
 	t.Helper()
 	stem, err := keys.NewStem("bench/test")
 	require.NoError(t, err)
@@ -107,19 +108,19 @@ func floorTestSubmission(t *testing.T, dir contract.Direction, kind byte, rows i
 	for i := range addrs {
 		addrs[i] = first + uintptr(i)
 	}
-	return prepareFloor(dir, stem, rowNames(kind, rows), addrs, 64, 0, 1, 1<<20)
+	return poolfloor.Prepare(dir, stem, rowNames(kind, rows), addrs, 64, 0, 1, 1<<20)
 }
 
 // waitSubmissions fails the test unless every submission is done within
 // the test's patience bound.
-func waitSubmissions(t *testing.T, subs ...*floorSubmission) {
+func waitSubmissions(t *testing.T, subs ...*poolfloor.Submission) {
 	t.Helper()
 	ctx, cancel := patience.For(t).Context(t.Context())
 	defer cancel()
 	for i, s := range subs {
 		select {
-		case <-s.done:
-			assert.Equal(t, int64(s.rows), s.ready.Load(), "submission %d: every row Ready", i)
+		case <-s.Done():
+			assert.Equal(t, s.Rows(), s.Ready(), "submission %d: every row Ready", i)
 		case <-ctx.Done():
 			require.FailNow(t, "the floor did not finish its parts within the bound", "submission %d", i)
 		}
@@ -159,7 +160,7 @@ func TestRuleFloorKeepsAWorkerFromPuts(t *testing.T) {
 			require.NoError(t, err)
 			defer func() { require.NoError(t, f.stop()) }()
 
-			subs := []*floorSubmission{
+			subs := []*poolfloor.Submission{
 				floorTestSubmission(t, contract.PutDir, 'p', 8, 200),
 				floorTestSubmission(t, contract.GetDir, 'g', 8, 100),
 				floorTestSubmission(t, contract.PutDir, 'q', 8, 300),
@@ -179,10 +180,10 @@ func TestRuleFloorKeepsAWorkerFromPuts(t *testing.T) {
 // goroutine.
 func TestUnconstrainedFloorRunsPutsOnEveryGoroutine(t *testing.T) {
 	calls := &callLog{together: 2, allIn: make(chan struct{})}
-	f := newFloor(calls, 2)
-	defer f.stop()
+	f := poolfloor.Start(calls, 2)
+	defer f.Stop()
 	puts := floorTestSubmission(t, contract.PutDir, 'p', 2, 200)
-	f.submit(puts)
+	f.Submit(puts)
 	waitSubmissions(t, puts)
 	assert.EqualValues(t, 2, calls.mostPuts.Load(), "both put parts in flight at once")
 }

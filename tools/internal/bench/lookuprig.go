@@ -13,6 +13,7 @@ import (
 	"github.com/kvshare/kvshare/mooncakedrv"
 	"github.com/kvshare/kvshare/mooncakesdk"
 	"github.com/kvshare/kvshare/mooncakesdk/fakesdk"
+	"github.com/kvshare/kvshare/tools/internal/poolfloor"
 	"github.com/kvshare/kvshare/tools/internal/runprefix"
 )
 
@@ -183,7 +184,7 @@ func realPoolLookupStage(o Options, target *poolTarget) (*lookupStage, string, e
 			}
 			return nil
 		},
-		remove: func(names [][]byte) error { return removeObjects(client, stem, names, workers) },
+		remove: func(names [][]byte) error { return poolfloor.Remove(client, stem, names, workers) },
 		floor: func(_ context.Context, calls [][][]byte, handOff bool) (*lookupFloor, error) {
 			return existsChecks(client, stem, calls, handOff)
 		},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/nodeclient"
+	"github.com/kvshare/kvshare/tools/internal/poolfloor"
 )
 
 // nodePoolReport is measurement 8 over a real pool, in measurement 5's
@@ -110,7 +111,7 @@ func (r *nodePoolRig) inProcessRound(ri int, names [][]byte) (poolRound, error) 
 		pr.getReady, err = submitCount(r.inproc, contract.GetDir, vs)
 		pr.get = time.Since(start)
 	}
-	return pr, errors.Join(err, removeObjects(r.target.client, r.inStem, names, r.workers))
+	return pr, errors.Join(err, poolfloor.Remove(r.target.client, r.inStem, names, r.workers))
 }
 
 // nodeRound is inProcessRound through the node, from lend ri.
@@ -126,7 +127,7 @@ func (r *nodePoolRig) nodeRound(ctx context.Context, ri int, names [][]byte) (po
 		pr.getReady, err = countThroughNode(ctx, r.lends[ri], contract.GetDir, vs)
 		pr.get = time.Since(start)
 	}
-	return pr, errors.Join(err, removeObjects(r.target.client, r.nodeStem, names, r.workers))
+	return pr, errors.Join(err, poolfloor.Remove(r.target.client, r.nodeStem, names, r.workers))
 }
 
 // countThroughNode submits every view through the lend at once in

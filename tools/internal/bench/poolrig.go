@@ -9,6 +9,7 @@ import (
 	"github.com/kvshare/kvshare/memdrv"
 	"github.com/kvshare/kvshare/mooncakedrv"
 	"github.com/kvshare/kvshare/mooncakesdk"
+	"github.com/kvshare/kvshare/tools/internal/poolfloor"
 	"github.com/kvshare/kvshare/tools/internal/runprefix"
 )
 
@@ -21,8 +22,8 @@ type poolRig struct {
 	o      Options
 	target *poolTarget
 	kv     *lender
-	loop   *floor // the raw loop (the same-shape floor)
-	large  *floor // the large-call floor's loop (one goroutine)
+	loop   *poolfloor.Loop // the raw loop (the same-shape floor)
+	large  *poolfloor.Loop // the large-call floor's loop (one goroutine)
 	stem   keys.Stem
 	drv    mooncakedrv.Config // the driver's settings
 	raw    mooncakedrv.Config // the raw loop's parts: the driver's, or the backend's caps where tighter
@@ -74,16 +75,16 @@ func newPoolRig(o Options, target *poolTarget) (*poolRig, error) {
 		}
 		return nil, errors.Join(err, target.close())
 	}
-	r.loop = newFloor(target.client, r.drv.Workers)
-	r.large = newFloor(target.client, r.largeGoroutines())
+	r.loop = poolfloor.Start(target.client, r.drv.Workers)
+	r.large = poolfloor.Start(target.client, r.largeGoroutines())
 	return r, nil
 }
 
 // close stops the raw loops, gives kvshare's lender back (closing the
 // driver destroys the client) and stops a pool started for the run.
 func (r *poolRig) close() error {
-	r.loop.stop()
-	r.large.stop()
+	r.loop.Stop()
+	r.large.Stop()
 	return errors.Join(r.kv.close(), r.target.close())
 }
 
@@ -130,7 +131,7 @@ const largeRowsPerCall = 256
 // largeRowsPerCall, fewer where the pool's bytes_per_call caps a call (one
 // larger row alone).
 func (r *poolRig) largeCallRows(rowBytes int64) int {
-	return cut(0, rowBytes, largeRowsPerCall, r.drv.BytesPerCall)
+	return poolfloor.Cut(rowBytes, largeRowsPerCall, r.drv.BytesPerCall)
 }
 
 // roundtripGoroutines is how many goroutines the roundtrip-shaped case

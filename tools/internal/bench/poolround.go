@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/tools/internal/poolfloor"
 )
 
 // kvshareRound publishes n rows of region ri through kvshare in views
@@ -53,8 +54,8 @@ func (r *poolRig) viewsRound(ri int, names [][]byte, viewRows, goroutines int) (
 // removes what it stored.
 func (r *poolRig) rawRound(ri int, rowBytes int64, names [][]byte) (poolRound, error) {
 	addrs := r.addrs(ri, len(names), rowBytes)
-	put := prepareFloor(contract.PutDir, r.stem, names, addrs, rowBytes, r.o.Pool.ViewRows, r.raw.RowsPerCall, r.raw.BytesPerCall)
-	get := prepareFloor(contract.GetDir, r.stem, names, addrs, rowBytes, r.o.Pool.ViewRows, r.raw.RowsPerCall, r.raw.BytesPerCall)
+	put := poolfloor.Prepare(contract.PutDir, r.stem, names, addrs, rowBytes, r.o.Pool.ViewRows, r.raw.RowsPerCall, r.raw.BytesPerCall)
+	get := poolfloor.Prepare(contract.GetDir, r.stem, names, addrs, rowBytes, r.o.Pool.ViewRows, r.raw.RowsPerCall, r.raw.BytesPerCall)
 	return r.floorRound(r.loop, put, get, names)
 }
 
@@ -66,23 +67,23 @@ func (r *poolRig) rawRound(ri int, rowBytes int64, names [][]byte) (poolRound, e
 func (r *poolRig) largeCallRound(ri int, rowBytes int64, names [][]byte) (poolRound, error) {
 	addrs := r.addrs(ri, len(names), rowBytes)
 	per := r.largeCallRows(rowBytes)
-	put := prepareFloor(contract.PutDir, r.stem, names, addrs, rowBytes, 0, per, r.drv.BytesPerCall)
-	get := prepareFloor(contract.GetDir, r.stem, names, addrs, rowBytes, 0, per, r.drv.BytesPerCall)
+	put := poolfloor.Prepare(contract.PutDir, r.stem, names, addrs, rowBytes, 0, per, r.drv.BytesPerCall)
+	get := poolfloor.Prepare(contract.GetDir, r.stem, names, addrs, rowBytes, 0, per, r.drv.BytesPerCall)
 	return r.floorRound(r.large, put, get, names)
 }
 
 // floorRound runs put on loop, then get, timing each and counting its
 // Ready rows, then removes the objects stored under names.
-func (r *poolRig) floorRound(loop *floor, put, get *floorSubmission, names [][]byte) (poolRound, error) {
+func (r *poolRig) floorRound(loop *poolfloor.Loop, put, get *poolfloor.Submission, names [][]byte) (poolRound, error) {
 	var pr poolRound
 	start := time.Now()
-	loop.submit(put)
-	<-put.done
-	pr.put, pr.putReady = time.Since(start), int(put.ready.Load())
+	loop.Submit(put)
+	<-put.Done()
+	pr.put, pr.putReady = time.Since(start), put.Ready()
 	start = time.Now()
-	loop.submit(get)
-	<-get.done
-	pr.get, pr.getReady = time.Since(start), int(get.ready.Load())
+	loop.Submit(get)
+	<-get.Done()
+	pr.get, pr.getReady = time.Since(start), get.Ready()
 	return pr, r.remove(names)
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/redisdrv"
+	"github.com/kvshare/kvshare/tools/internal/poolfloor"
 )
 
 // redisFloor is measurement 7's floor: the commands the Redis driver
@@ -45,7 +46,7 @@ type redisPart struct {
 // viewRows rows, each cut into parts as the driver cuts a call (at most
 // rowsPerCall rows and bytesPerCall bytes, one larger row alone).
 func redisParts(keys []string, slots [][]byte, rowBytes int64, viewRows, rowsPerCall int, bytesPerCall int64) []redisPart {
-	per := cut(len(keys), rowBytes, rowsPerCall, bytesPerCall)
+	per := poolfloor.Cut(rowBytes, rowsPerCall, bytesPerCall)
 	var parts []redisPart
 	for vlo := 0; vlo < len(keys); vlo += viewRows {
 		vhi := min(vlo+viewRows, len(keys))

@@ -13,6 +13,7 @@ import (
 	"github.com/kvshare/kvshare/keys"
 	"github.com/kvshare/kvshare/mooncakedrv"
 	"github.com/kvshare/kvshare/mooncakesdk/fakesdk"
+	"github.com/kvshare/kvshare/tools/internal/poolfloor"
 )
 
 // rowCPUPrefix is the key prefix of measurement 3.
@@ -74,8 +75,8 @@ func measureRowCPU(ctx context.Context, o Options, step func(string)) (*rowCPURe
 	// The floor moves rows between the store and the same slots (never
 	// while kvshare does): no difference of memory between the sides.
 	flMem := kv.mems[0]
-	fl := newFloor(store.Client(), o.Settle.Workers)
-	cleanup := func() error { fl.stop(); return kv.close() }
+	fl := poolfloor.Start(store.Client(), o.Settle.Workers)
+	cleanup := func() error { fl.Stop(); return kv.close() }
 
 	fetchNames, pubNames := rowNames('a', c.Rows), rowNames('b', c.Rows)
 	kvViews := map[contract.Direction]contract.View{
@@ -98,9 +99,9 @@ func measureRowCPU(ctx context.Context, o Options, step func(string)) (*rowCPURe
 		}
 		return out
 	}
-	flSubs := map[contract.Direction]*floorSubmission{
-		contract.GetDir: prepareFloor(contract.GetDir, stem, fetchNames, addrs(0), c.RowBytes, 0, o.Settle.RowsPerCall, o.Settle.BytesPerCall),
-		contract.PutDir: prepareFloor(contract.PutDir, stem, pubNames, addrs(c.Rows), c.RowBytes, 0, o.Settle.RowsPerCall, o.Settle.BytesPerCall),
+	flSubs := map[contract.Direction]*poolfloor.Submission{
+		contract.GetDir: poolfloor.Prepare(contract.GetDir, stem, fetchNames, addrs(0), c.RowBytes, 0, o.Settle.RowsPerCall, o.Settle.BytesPerCall),
+		contract.PutDir: poolfloor.Prepare(contract.PutDir, stem, pubNames, addrs(c.Rows), c.RowBytes, 0, o.Settle.RowsPerCall, o.Settle.BytesPerCall),
 	}
 
 	rep := &rowCPUReport{RowBytes: c.RowBytes, Rows: c.Rows, Submissions: c.Submissions}
@@ -181,11 +182,11 @@ func kvSubmit(l *lender, dir contract.Direction, v contract.View) error {
 
 // floorSubmit submits s on the floor, waits for it and checks that
 // every row came back Ready.
-func floorSubmit(f *floor, s *floorSubmission) error {
-	f.submit(s)
-	<-s.done
-	if n := int(s.ready.Load()); n != s.rows {
-		return fmt.Errorf("bench: the floor delivered %d of %d rows", n, s.rows)
+func floorSubmit(f *poolfloor.Loop, s *poolfloor.Submission) error {
+	f.Submit(s)
+	<-s.Done()
+	if n := s.Ready(); n != s.Rows() {
+		return fmt.Errorf("bench: the floor delivered %d of %d rows", n, s.Rows())
 	}
 	return nil
 }

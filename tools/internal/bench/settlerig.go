@@ -13,6 +13,7 @@ import (
 	"github.com/kvshare/kvshare/memdrv"
 	"github.com/kvshare/kvshare/mooncakedrv"
 	"github.com/kvshare/kvshare/mooncakesdk/fakesdk"
+	"github.com/kvshare/kvshare/tools/internal/poolfloor"
 )
 
 // settlePrefix is the key prefix of measurements 1 and 2.
@@ -35,7 +36,7 @@ type settleRig struct {
 	store   *fakesdk.Store
 	kv      *lender
 	kvProbe *probe
-	fl      *floor
+	fl      *poolfloor.Loop
 	flProbe *probe
 	rf      *ruleFloor
 	rfProbe *probe
@@ -50,8 +51,8 @@ type tickPlan struct {
 	shape      shape
 	fetchViews []contract.View
 	pubViews   []contract.View
-	floorFetch []*floorSubmission
-	floorPub   []*floorSubmission
+	floorFetch []*poolfloor.Submission
+	floorPub   []*poolfloor.Submission
 }
 
 // newSettleRig builds the stage and publishes every object the shapes
@@ -78,7 +79,7 @@ func newSettleRig(o settleOptions, shapes []shape, obs observation) (*settleRig,
 	// between the sides.
 	r.flMem = r.kv.mems[0]
 	r.flProbe = &probe{Client: r.store.Client()}
-	r.fl = newFloor(r.flProbe, o.Workers)
+	r.fl = poolfloor.Start(r.flProbe, o.Workers)
 	r.rfProbe = &probe{Client: r.store.Client()}
 	if r.rf, err = newRuleFloor(r.rfProbe, o.Workers); err != nil {
 		return nil, errors.Join(err, r.close())
@@ -108,12 +109,12 @@ func newSettleRig(o settleOptions, shapes []shape, obs observation) (*settleRig,
 
 // prepare builds a floor submission of names in the floor's slots from
 // first on.
-func (r *settleRig) prepare(dir contract.Direction, stem keys.Stem, names [][]byte, first int) *floorSubmission {
+func (r *settleRig) prepare(dir contract.Direction, stem keys.Stem, names [][]byte, first int) *poolfloor.Submission {
 	addrs := make([]uintptr, len(names))
 	for i := range addrs {
 		addrs[i] = r.flMem.Region.Base + uintptr(int64(first+i)*r.opts.RowBytes)
 	}
-	return prepareFloor(dir, stem, names, addrs, r.opts.RowBytes, 0, r.opts.RowsPerCall, r.opts.BytesPerCall)
+	return poolfloor.Prepare(dir, stem, names, addrs, r.opts.RowBytes, 0, r.opts.RowsPerCall, r.opts.BytesPerCall)
 }
 
 // warm publishes every name of both sets through kvshare, so that every
@@ -141,7 +142,7 @@ func (r *settleRig) warm(fetchNames, pubNames [][]byte) error {
 func (r *settleRig) close() error {
 	var errs []error
 	if r.fl != nil {
-		r.fl.stop()
+		r.fl.Stop()
 	}
 	if r.rf != nil {
 		errs = append(errs, r.rf.stop())

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kvshare/kvshare/contract"
+	"github.com/kvshare/kvshare/tools/internal/poolfloor"
 )
 
 // mode is what a tick submits: the shape's fetches alone, or its fetches
@@ -95,8 +96,8 @@ func (r *settleRig) kvshareTick(s shape, m mode) (tick, error) {
 // floorTick queues the same calls on the floor's goroutines, in the same
 // order, and waits until every part is done.
 func (r *settleRig) floorTick(s shape, m mode) (tick, error) {
-	queue := func(fs *floorSubmission) error {
-		r.fl.submit(fs)
+	queue := func(fs *poolfloor.Submission) error {
+		r.fl.Submit(fs)
 		return nil
 	}
 	return r.queuedTick(queue, r.flProbe, s, m)
@@ -111,11 +112,11 @@ func (r *settleRig) ruleFloorTick(s shape, m mode) (tick, error) {
 // queuedTick is a floor's tick: queue takes each prepared submission,
 // fetch first and (beside publishes) its publish right after; pr is the
 // probe of that floor's client.
-func (r *settleRig) queuedTick(queue func(*floorSubmission) error, pr *probe, s shape, m mode) (tick, error) {
+func (r *settleRig) queuedTick(queue func(*poolfloor.Submission) error, pr *probe, s shape, m mode) (tick, error) {
 	p := r.ticks[s]
 	var t tick
 	type sub struct {
-		fs    *floorSubmission
+		fs    *poolfloor.Submission
 		start time.Duration
 		fetch bool
 	}
@@ -143,7 +144,7 @@ func (r *settleRig) queuedTick(queue func(*floorSubmission) error, pr *probe, s 
 	}
 	chans := make([]<-chan struct{}, len(subs))
 	for i, x := range subs {
-		chans[i] = x.fs.done
+		chans[i] = x.fs.Done()
 	}
 	ends := waitAll(chans)
 	t.cpu = processCPU() - cpu0
@@ -151,8 +152,8 @@ func (r *settleRig) queuedTick(queue func(*floorSubmission) error, pr *probe, s 
 		t.firstCall = f - begin
 	}
 	for i, x := range subs {
-		t.rows += x.fs.rows
-		t.ready += int(x.fs.ready.Load())
+		t.rows += x.fs.Rows()
+		t.ready += x.fs.Ready()
 		d := ends[i] - x.start
 		t.all = append(t.all, d)
 		if x.fetch {
@@ -166,7 +167,7 @@ func (r *settleRig) queuedTick(queue func(*floorSubmission) error, pr *probe, s 
 // two and a half times the least time its calls can take on the
 // workers, and at least 4 ms, so that ticks rarely overlap the next.
 func (r *settleRig) period(s shape, m mode) time.Duration {
-	per := cut(s.Rows, r.opts.RowBytes, r.opts.RowsPerCall, r.opts.BytesPerCall)
+	per := poolfloor.Cut(r.opts.RowBytes, r.opts.RowsPerCall, r.opts.BytesPerCall)
 	parts := s.Submissions * ((s.Rows + per - 1) / per)
 	calls, depth := parts, 1
 	if m == besidePublishes {

@@ -41,6 +41,11 @@ type Config struct {
 	// returns is called once the round trip is over, before the lender
 	// is closed.
 	Observe func(lender string, b *binding.Backend, d contract.Driver) (done func())
+	// Floor measures the raw floor beside the job (a Mooncake pool
+	// only: [ErrNoFloor]): the same rows in the same calls straight on a
+	// client of the pool, once before the job and once after it
+	// (Report.Floor).
+	Floor bool
 	// Timeout bounds the whole run.
 	Timeout time.Duration
 	// Seed makes the published bytes reproducible.

@@ -39,6 +39,12 @@
 // looks up and fetches what is present and checks every byte
 // ([Fetcher]); its [EngineReport] is what it moved.
 //
+// Over a Mooncake pool, Config.Floor measures the raw floor in the same
+// run ([Floor], package poolfloor: the same rows in the same calls
+// straight on a client of the pool, before and after the job), and
+// [Mooncake.WarmFirst] fills and empties a fresh pool before anything is
+// measured ([Report].Warmed).
+//
 // It refuses a [Config] out of range ([Config.Validate]) and a store
 // config the Mooncake SDK or the Redis driver refuses.
 //

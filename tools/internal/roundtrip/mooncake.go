@@ -17,6 +17,7 @@ type Mooncake struct {
 	path   string
 	cfg    mooncakesdk.StoreConfig
 	logger *slog.Logger
+	warm   int64 // bytes the floor puts and removes first (WarmFirst)
 }
 
 // MooncakeStore reads the store config at path (a refusal names the
@@ -62,3 +63,14 @@ func (m *Mooncake) OpenDriver(ctx context.Context, lender string) (contract.Driv
 	}
 	return d, nil
 }
+
+// WarmFirst has the round trip put up to bytes straight on a client of
+// the pool, or until the pool answers that it is full, and remove them
+// before anything is measured (Report.Warmed), so that neither the job
+// nor its raw floor pays the first writes into a fresh pool's segment
+// (the provider faulting its pages in). For a pool started for the run
+// only: a pool shared with others is not filled.
+func (m *Mooncake) WarmFirst(bytes int64) { m.warm = bytes }
+
+// warmBytes is what WarmFirst set.
+func (m *Mooncake) warmBytes() int64 { return m.warm }

@@ -43,3 +43,31 @@ func TestRealPoolRoundTrip(t *testing.T) {
 	}
 	assert.NotEqual(t, prefixes[0], prefixes[1])
 }
+
+// The raw floor beside the job on a real pool: the pool warmed first,
+// both floor rounds moving every row each way, the job intact, and the
+// ratios reported.
+func TestRealPoolFloor(t *testing.T) {
+	dir := pooltest.Dir(t)
+	p := pooltest.Start(t, pool.ForTests(dir))
+	m, err := MooncakeStore(realpool.StoreConfig(t, dir, p), nil)
+	require.NoError(t, err)
+	m.WarmFirst(16 << 20)
+
+	c := Defaults()
+	m.Configure(&c)
+	c.Rows, c.RowBytes, c.ViewRows, c.Floor = 128, 64<<10, 32, true
+	rep, err := Run(t.Context(), c, nil)
+	require.NoError(t, err)
+	assert.True(t, rep.OK(), "%+v", rep)
+	assert.Equal(t, int64(16<<20), rep.Warmed, "two rounds of 8 MiB")
+	require.NotNil(t, rep.Floor)
+	for _, r := range []FloorRound{rep.Floor.Before, rep.Floor.After} {
+		assert.Equal(t, 128, r.Publish.Delivered)
+		assert.Equal(t, 128, r.Fetch.Delivered)
+	}
+	pub, fetch := rep.Ratios()
+	t.Logf("publish/floor %.2f, fetch/floor %.2f", pub, fetch)
+	assert.Positive(t, pub)
+	assert.Positive(t, fetch)
+}

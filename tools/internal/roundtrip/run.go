@@ -68,6 +68,14 @@ type Report struct {
 	// Memory is what the publisher's staging memory got (package
 	// hostmem: locked, huge pages; the fetcher's is mapped alike).
 	Memory hostmem.Report
+	// Warmed is the bytes put into the pool (then removed) before
+	// anything was measured, so that the job does not pay the first
+	// writes into a fresh pool's segment ([Mooncake.WarmFirst]); 0 when
+	// nothing was.
+	Warmed int64
+	// Floor is the raw floor measured beside the job (Config.Floor), or
+	// nil.
+	Floor *Floor
 }
 
 // OK reports whether every row arrived intact and nothing stayed lent.
@@ -112,37 +120,73 @@ func Run(ctx context.Context, cfg Config, progress Progress) (Report, error) {
 	rep.KeyPrefix = prefix
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
-
-	src, err := newLender(ctx, "publisher", store, cfg, prefix)
+	fs, ok := store.(floorStore)
+	switch {
+	case cfg.Floor && !ok:
+		return rep, ErrNoFloor
+	case !cfg.Floor && (!ok || fs.warmBytes() == 0):
+		return rep, job(ctx, cfg, store, prefix, &rep, progress, nil)
+	}
+	rig, err := fs.openFloor(ctx, cfg)
 	if err != nil {
 		return rep, err
+	}
+	if cfg.Floor {
+		rep.Floor = &Floor{Shape: rig.shape, KeyPrefix: rig.prefix}
+	}
+	err = job(ctx, cfg, store, prefix, &rep, progress, rig)
+	if rig.open {
+		err = errors.Join(err, rig.close())
+	}
+	return rep, err
+}
+
+// beforeJob warms the pool's segment (when the store asks for it) and
+// measures the floor's first round (when rep.Floor asks for it); a rig
+// there only to warm is closed then, so its client stays out of the job.
+func (r *floorRig) beforeJob(ctx context.Context, rep *Report) error {
+	var err error
+	if rep.Warmed, err = r.warmSegment(ctx); err != nil {
+		return err
+	}
+	if rep.Floor == nil {
+		return r.close()
+	}
+	rep.Floor.Before, err = r.measure(ctx)
+	return err
+}
+
+// job is the round trip itself: two lenders, the publish, the lookups,
+// the fetch, the byte check, the owner's cleanup; it fills in rep. A rig
+// (nil: none) warms the pool and measures the floor once the lenders
+// are open, so every client of the run exists through every measured
+// phase, the job's and the floor's alike.
+func job(ctx context.Context, cfg Config, store Store, prefix string, rep *Report, progress Progress, rig *floorRig) error {
+	src, err := newLender(ctx, "publisher", store, cfg, prefix)
+	if err != nil {
+		return err
 	}
 	dst, err := newLender(ctx, "fetcher", store, cfg, prefix)
 	if err != nil {
 		cctx, ccancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 		defer ccancel()
-		return rep, errors.Join(err, src.close(cctx))
+		return errors.Join(err, src.close(cctx))
 	}
 
 	rep.Memory = src.mem.Report()
 	fill(src.mem, cfg.Seed)
 	poison(dst.mem)
+	if rig != nil {
+		err = rig.beforeJob(ctx, rep)
+	}
 	views := views(cfg)
-	rep.Publish, err = move(ctx, "publish", views, cfg.RowBytes, progress, func(v contract.View) (contract.Attempt, error) {
-		return src.backend.Publish(v, nil)
-	})
-	rep.Publish.Rows = src.backend.Stats().Rows
 	if err == nil {
-		rep.Lookup = lookup(ctx, dst.backend, views)
-		rep.Fetch, err = move(ctx, "fetch", views, cfg.RowBytes, progress, func(v contract.View) (contract.Attempt, error) {
-			return dst.backend.Fetch(v, nil)
-		})
-		rep.Fetch.Rows = dst.backend.Stats().Rows
+		err = publishThenFetch(ctx, cfg, src, dst, views, rep, progress)
+	}
+	if err == nil && rep.Floor != nil {
+		rep.Floor.After, err = rig.measure(ctx)
 	}
 	rep.Undelivered = 2*cfg.Rows - rep.Publish.Delivered - rep.Fetch.Delivered
-	if err == nil {
-		rep.Mismatches = compare(src.mem, dst.mem)
-	}
 	for _, l := range []*lender{src, dst} {
 		s := l.backend.Stats()
 		rep.RowsLent += s.RowsLent
@@ -154,7 +198,28 @@ func Run(ctx context.Context, cfg Config, progress Progress) (Report, error) {
 	defer ccancel()
 	cerr := errors.Join(src.close(cctx), dst.close(cctx))
 	rep.Freed = cerr == nil
-	return rep, errors.Join(err, cerr)
+	return errors.Join(err, cerr)
+}
+
+// publishThenFetch publishes every view from src, looks every view up
+// and fetches it into dst, then compares every byte.
+func publishThenFetch(ctx context.Context, cfg Config, src, dst *lender, views []contract.View, rep *Report, progress Progress) error {
+	var err error
+	rep.Publish, err = move(ctx, "publish", views, cfg.RowBytes, progress, func(v contract.View) (contract.Attempt, error) {
+		return src.backend.Publish(v, nil)
+	})
+	rep.Publish.Rows = src.backend.Stats().Rows
+	if err == nil {
+		rep.Lookup = lookup(ctx, dst.backend, views)
+		rep.Fetch, err = move(ctx, "fetch", views, cfg.RowBytes, progress, func(v contract.View) (contract.Attempt, error) {
+			return dst.backend.Fetch(v, nil)
+		})
+		rep.Fetch.Rows = dst.backend.Stats().Rows
+	}
+	if err == nil {
+		rep.Mismatches = compare(src.mem, dst.mem)
+	}
+	return err
 }
 
 // lookup asks the backend about every view before the fetch, as an
