@@ -3,6 +3,7 @@ package mooncakedrv
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/kvshare/kvshare/contract"
@@ -350,5 +351,5 @@ func (s *store) logFaults(c *drivekit.Call, a *args) {
 		return
 	}
 	s.log.Warn("mooncakedrv: rows ended Fault", "dir", c.Dir, "rows", n, "of", len(c.Rows),
-		"first key", c.Keys[first], "answer", mooncakesdk.Code(a.answer[first]).String())
+		"first key", strings.Clone(c.Keys[first]), "answer", mooncakesdk.Code(a.answer[first]).String())
 }
