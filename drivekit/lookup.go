@@ -122,7 +122,7 @@ func (d *Driver) lookAside(ctx context.Context, q *query) {
 // after the store's answer, so a key this driver puts is never Present
 // before its put is Ready.
 func (d *Driver) ownWritesLocked(keys [][]byte, got []contract.Presence) {
-	if len(d.puts.byHash) == 0 {
+	if d.puts.empty() {
 		return
 	}
 	for i, k := range keys {
@@ -138,7 +138,7 @@ func (d *Driver) ownWritesLocked(keys [][]byte, got []contract.Presence) {
 // allOwnWritesLocked reports whether a put of this driver writes, or
 // has admitted, every one of keys.
 func (d *Driver) allOwnWritesLocked(keys [][]byte) bool {
-	if len(d.puts.byHash) == 0 {
+	if d.puts.empty() {
 		return false
 	}
 	for _, k := range keys {

@@ -30,7 +30,7 @@ const costRows = 1024
 
 // costRig is a driver over quiet with costRows slots registered at an
 // address nothing maps, and a batch of costRows rows of 32-byte names.
-func costRig(t *testing.T, reuse bool) (*Driver, contract.RowBatch) {
+func costRig(t testing.TB, reuse bool) (*Driver, contract.RowBatch) {
 	t.Helper()
 	region := contract.SlotRegion{Base: 1 << 40, Len: 64 * costRows, SlotBytes: 64, SlotCount: costRows, Kind: contract.Host}
 	d, _, err := newRigWith(quiet{}, Options{Workers: 2, CallRows: 64, GetsFirst: true, ReuseKeys: reuse})
@@ -46,7 +46,7 @@ func costRig(t *testing.T, reuse bool) (*Driver, contract.RowBatch) {
 
 // runOp admits b in dir and waits until its access left Open, every
 // row Ready.
-func runOp(t *testing.T, d *Driver, dir contract.Direction, b contract.RowBatch, changed chan struct{}, onChange func(), dst []contract.RowStatus) []contract.RowStatus {
+func runOp(t testing.TB, d *Driver, dir contract.Direction, b contract.RowBatch, changed chan struct{}, onChange func(), dst []contract.RowStatus) []contract.RowStatus {
 	var op contract.Operation
 	var err error
 	if dir == contract.PutDir {
@@ -124,5 +124,29 @@ func TestRowCostStaysOffTheHeap(t *testing.T) {
 				assert.LessOrEqual(t, perOp, tc.allocsPerOp, "allocations an operation")
 			})
 		}
+	}
+}
+
+// BenchmarkRowCost is the kit's own cost of an operation of costRows
+// rows over a store that moves nothing, per row: admission, keys, the
+// put-key set, workers, records, Poll.
+func BenchmarkRowCost(b *testing.B) {
+	for _, dir := range []contract.Direction{contract.PutDir, contract.GetDir} {
+		b.Run(dir.String(), func(b *testing.B) {
+			d, batch := costRig(b, true)
+			changed := make(chan struct{}, 1)
+			onChange := func() {
+				select {
+				case changed <- struct{}{}:
+				default:
+				}
+			}
+			dst := make([]contract.RowStatus, 0, costRows)
+			b.ReportAllocs()
+			for b.Loop() {
+				dst = runOp(b, d, dir, batch, changed, onChange, dst)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*costRows), "ns/row")
+		})
 	}
 }

@@ -40,6 +40,10 @@ func (rk *rowKeys) build(b contract.RowBatch, fresh bool) error {
 	if fresh || cap(buf) < total {
 		buf = make([]byte, 0, total)
 	}
+	keys := rk.keys[:0]
+	if fresh || cap(keys) < len(b.Rows) {
+		keys = make([]string, 0, len(b.Rows))
+	}
 	for i, r := range b.Rows {
 		start := len(buf)
 		buf = b.AppendKey(buf, i)
@@ -47,22 +51,12 @@ func (rk *rowKeys) build(b contract.RowBatch, fresh bool) error {
 			return fmt.Errorf("%w: row %d: the key maker (%T) made a key of %d bytes for a name of %d bytes, its KeyLen says %d",
 				rowbatch.ErrBadBatch, i, b.Keys, got, len(r.Name), want)
 		}
+		// Every key so far had exactly the length KeyLen promised, so
+		// buf never grew: it is the buffer taken above, and nothing
+		// writes these bytes again until rk is given back.
+		keys = append(keys, unsafe.String(unsafe.SliceData(buf[start:]), len(buf)-start))
 	}
-	// Every key had exactly the length KeyLen promised, so buf never
-	// grew: it is the buffer taken above, and nothing writes it again
-	// until rk is given back.
 	rk.buf = buf
-	all := unsafe.String(unsafe.SliceData(buf), len(buf))
-	keys := rk.keys[:0]
-	if fresh || cap(keys) < len(b.Rows) {
-		keys = make([]string, 0, len(b.Rows))
-	}
-	off := 0
-	for _, r := range b.Rows {
-		n := b.Keys.KeyLen(len(r.Name))
-		keys = append(keys, all[off:off+n])
-		off += n
-	}
 	rk.keys = keys
 	return nil
 }
