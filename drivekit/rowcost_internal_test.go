@@ -44,6 +44,18 @@ func costRig(t testing.TB, reuse bool) (*Driver, contract.RowBatch) {
 	return d, b
 }
 
+// signal returns a channel and a callback that leaves a token in it
+// (at most one waits).
+func signal() (chan struct{}, func()) {
+	changed := make(chan struct{}, 1)
+	return changed, func() {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}
+}
+
 // runOp admits b in dir and waits until its access left Open, every
 // row Ready.
 func runOp(t testing.TB, d *Driver, dir contract.Direction, b contract.RowBatch, changed chan struct{}, onChange func(), dst []contract.RowStatus) []contract.RowStatus {
@@ -98,13 +110,7 @@ func TestRowCostStaysOffTheHeap(t *testing.T) {
 		for _, dir := range []contract.Direction{contract.PutDir, contract.GetDir} {
 			t.Run(fmt.Sprintf("reuse %v %v", tc.reuse, dir), func(t *testing.T) {
 				d, b := costRig(t, tc.reuse)
-				changed := make(chan struct{}, 1)
-				onChange := func() {
-					select {
-					case changed <- struct{}{}:
-					default:
-					}
-				}
+				changed, onChange := signal()
 				dst := make([]contract.RowStatus, 0, costRows)
 				for range 5 { // warm: pools and maps at size
 					dst = runOp(t, d, dir, b, changed, onChange, dst)
@@ -134,13 +140,7 @@ func BenchmarkRowCost(b *testing.B) {
 	for _, dir := range []contract.Direction{contract.PutDir, contract.GetDir} {
 		b.Run(dir.String(), func(b *testing.B) {
 			d, batch := costRig(b, true)
-			changed := make(chan struct{}, 1)
-			onChange := func() {
-				select {
-				case changed <- struct{}{}:
-				default:
-				}
-			}
+			changed, onChange := signal()
 			dst := make([]contract.RowStatus, 0, costRows)
 			b.ReportAllocs()
 			for b.Loop() {

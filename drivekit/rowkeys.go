@@ -73,10 +73,13 @@ func (rk *rowKeys) rowStates(n int) []rowState {
 	return rk.states
 }
 
-// spareRowKeys bounds the rowKeys a driver keeps for reuse, and
-// maxSpareKeyBytes the key buffer one of them may keep.
+// spareRowKeys bounds the rowKeys a driver keeps for reuse; one of more
+// than maxSpareRows rows, or with a key buffer over maxSpareKeyBytes,
+// is not kept whole, so that a few outliers pin little memory: at most
+// some 20 MB a driver, after four operations of 65536 rows at once.
 const (
-	spareRowKeys     = 8
+	spareRowKeys     = 4
+	maxSpareRows     = 1 << 16
 	maxSpareKeyBytes = 4 << 20
 )
 
@@ -93,7 +96,10 @@ func (d *Driver) takeKeysLocked() *rowKeys { return takeSpare(&d.spare) }
 // is seldom found by the next admission on another.
 func (d *Driver) keepKeysLocked(rk *rowKeys) {
 	clear(rk.ents)
-	if !d.reuseKeys || cap(rk.buf) > maxSpareKeyBytes {
+	if cap(rk.ents) > maxSpareRows || cap(rk.states) > maxSpareRows {
+		return
+	}
+	if !d.reuseKeys || cap(rk.buf) > maxSpareKeyBytes || cap(rk.keys) > maxSpareRows {
 		rk.buf, rk.keys = nil, nil
 	}
 	keepSpare(&d.spare, rk, spareRowKeys)
