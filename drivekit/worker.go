@@ -121,6 +121,10 @@ func (d *Driver) run(parts []part, c *Call) {
 	d.transfer(c)
 	shared := len(parts) > 1
 	d.mu.Lock()
+	// The store is done with the call: its keys go before any of its
+	// operations may give its key buffer back.
+	clear(c.Keys)
+	c.Keys = c.Keys[:0]
 	d.stats.Calls++
 	if shared {
 		d.stats.CallsShared++
@@ -142,10 +146,6 @@ func (d *Driver) run(parts []part, c *Call) {
 			op.cancelUntakenLocked(contract.Fault)
 		}
 	}
-	// The store is done with the call: its keys go before any
-	// operation may give its key buffer back.
-	clear(c.Keys)
-	c.Keys = c.Keys[:0]
 	for _, p := range parts {
 		p.op.endAccessLocked()
 		p.op.releaseLocked()
