@@ -28,17 +28,46 @@ type scratch struct {
 	cutter rowbatch.Cutter
 }
 
-// scratchPool holds scratch between attempts. Scratch that served a huge
-// view is not kept (maxPooledRows), so one outlier does not pin memory.
-type scratchPool struct{ pool sync.Pool }
+// scratchPool holds scratch between attempts. Scratch of views up to
+// keptRows rows waits in a short list of its own (at most keptScratch,
+// some 7 MB at most), so the next attempt finds it whichever goroutine
+// gave it back: a [sync.Pool] keeps an item on the processor that put
+// it, where a submitter on another seldom finds it, and each miss
+// allocates the view's every buffer again. Larger scratch goes to a
+// sync.Pool, which a collection empties; scratch that served a huge
+// view is not kept at all (maxPooledRows), so one outlier does not pin
+// memory.
+type scratchPool struct {
+	mu   sync.Mutex
+	kept []*scratch
+	pool sync.Pool
+}
 
-// maxPooledRows bounds the views whose scratch returns to the pool.
-const maxPooledRows = 1 << 16
+const (
+	// maxPooledRows bounds the views whose scratch is kept at all.
+	maxPooledRows = 1 << 16
+	// keptRows bounds the views whose scratch waits in the list, and
+	// keptScratch the list.
+	keptRows    = 1 << 13
+	keptScratch = 8
+)
 
 // get returns scratch sized for rows rows, nameBytes bytes of names and
 // groups groups, every slice of length 0 or the right length.
 func (p *scratchPool) get(rows, nameBytes, groups int) *scratch {
-	s, _ := p.pool.Get().(*scratch)
+	var s *scratch
+	if rows <= keptRows {
+		p.mu.Lock()
+		if n := len(p.kept); n > 0 {
+			s = p.kept[n-1]
+			p.kept[n-1] = nil
+			p.kept = p.kept[:n-1]
+		}
+		p.mu.Unlock()
+	}
+	if s == nil {
+		s, _ = p.pool.Get().(*scratch)
+	}
 	if s == nil {
 		s = new(scratch)
 	}
@@ -61,6 +90,15 @@ func (p *scratchPool) put(s *scratch) {
 	}
 	clear(s.calls) // the rows point only into s itself; calls reach out
 	s.calls = s.calls[:0]
+	if cap(s.rows) <= keptRows {
+		p.mu.Lock()
+		if len(p.kept) < keptScratch {
+			p.kept = append(p.kept, s)
+			p.mu.Unlock()
+			return
+		}
+		p.mu.Unlock()
+	}
 	p.pool.Put(s)
 }
 

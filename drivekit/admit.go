@@ -39,31 +39,40 @@ func (d *Driver) admit(dir contract.Direction, b contract.RowBatch, h contract.H
 	d.mu.Lock()
 	err := d.checkLocked(dir, b, h)
 	gen := d.gen
+	var rk *rowKeys
+	if err == nil {
+		rk = d.takeKeysLocked()
+	}
 	d.mu.Unlock()
 	if err != nil {
 		return nil, err
 	}
 	// The keys are built outside the lock: the key maker is the
 	// caller's code, which may take its time or call the driver.
-	keys, err := rowKeys(b)
+	err = rk.build(b, !d.reuseKeys)
 	if err == nil && d.keyChk != nil {
-		err = d.checkKeys(keys)
+		err = d.checkKeys(rk.keys)
 	}
 	if err != nil {
+		d.mu.Lock()
+		d.keepKeysLocked(rk) // the store saw the keys only in CheckKey
+		d.mu.Unlock()
 		return nil, fmt.Errorf("%w: %s: %s: %w", contract.ErrDriverRejected, d.name, dir, err)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	// A Drain, or a change of the live regions, may have come meanwhile.
 	if err := d.usableLocked(dir.String()); err != nil {
+		d.keepKeysLocked(rk)
 		return nil, err
 	}
 	if d.gen != gen {
 		if err := d.checkLocked(dir, b, h); err != nil {
+			d.keepKeysLocked(rk)
 			return nil, err
 		}
 	}
-	op := newOperation(d, dir, b, keys, h, onChange)
+	op := newOperation(d, dir, b, rk, h, onChange)
 	d.open[op] = struct{}{}
 	for lo := 0; lo < len(b.Rows); {
 		p := d.cut(op, lo)
@@ -71,8 +80,8 @@ func (d *Driver) admit(dir contract.Direction, b contract.RowBatch, h contract.H
 		lo = p.hi
 	}
 	if dir == contract.PutDir {
-		for _, k := range keys {
-			d.queuedPuts[k]++
+		for i, k := range op.keys {
+			op.ents[i] = d.puts.queue(k)
 		}
 		d.stats.PutOps++
 	} else {

@@ -106,6 +106,7 @@ func (c *Call) apart(group []part) (now, later []part) {
 		group[n], group[i] = group[i], group[n]
 		n++
 	}
+	clear(c.seen) // it holds operations' keys, which may be reused
 	return group[:n], group[n:]
 }
 

@@ -64,7 +64,7 @@ func (d *Driver) awaitLocked(ctx context.Context, done func() bool) bool {
 func (d *Driver) cancelQueuedLocked() (hit []*operation, rows int) {
 	hit, rows = d.unpoolLocked()
 	for _, p := range d.queue[d.head:] {
-		if p.op.rows[p.lo] != contract.Pending {
+		if !p.op.waiting(p.lo) {
 			continue
 		}
 		if n := p.op.cancelUntakenLocked(contract.Cancelled); n > 0 {

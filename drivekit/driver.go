@@ -66,15 +66,16 @@ type Driver struct {
 	busy       int
 	open       map[*operation]struct{}
 	unprovable []*operation
-	writing    map[string]struct{} // keys a put of this driver is writing now
-	// queuedPuts counts, by key, the rows of admitted puts no worker has
-	// taken yet and that are still pending: keys this driver is putting
-	// too, for Lookup.
-	queuedPuts map[string]int
-	draining   bool
-	drained    bool // the last Drain returned true
-	closed     bool
-	recycling  bool // Recycle runs: every call is refused
+	// puts holds the keys this driver is putting: queued (admitted, no
+	// worker took the row yet, still pending) or being written now.
+	puts      putKeys
+	reuseKeys bool       // Options.ReuseKeys
+	spare     []*rowKeys // operations' keys kept for reuse (see keepKeysLocked)
+	idleCalls []*Call    // the workers' Calls kept for reuse (see keepCallLocked)
+	draining  bool
+	drained   bool // the last Drain returned true
+	closed    bool
+	recycling bool // Recycle runs: every call is refused
 	// void: a teardown left the store without fresh resources
 	// (ErrRecycledClosed): every call, and every Recycle, is refused.
 	void bool
@@ -108,20 +109,20 @@ type registration struct {
 func New(s Store, o Options) *Driver {
 	o = o.normal()
 	d := &Driver{
-		store:      s,
-		caps:       o.Caps,
-		name:       o.Name,
-		workers:    o.Workers,
-		rows:       o.CallRows,
-		bytes:      o.CallBytes,
-		join:       o.JoinCalls,
-		lookCap:    o.LookupsInStore,
-		log:        o.Logger,
-		regions:    make(map[contract.Registration]*registration),
-		leaving:    make(map[contract.Registration]*registration),
-		open:       make(map[*operation]struct{}),
-		writing:    make(map[string]struct{}),
-		queuedPuts: make(map[string]int),
+		store:     s,
+		caps:      o.Caps,
+		name:      o.Name,
+		workers:   o.Workers,
+		rows:      o.CallRows,
+		bytes:     o.CallBytes,
+		join:      o.JoinCalls,
+		lookCap:   o.LookupsInStore,
+		log:       o.Logger,
+		regions:   make(map[contract.Registration]*registration),
+		leaving:   make(map[contract.Registration]*registration),
+		open:      make(map[*operation]struct{}),
+		puts:      newPutKeys(),
+		reuseKeys: o.ReuseKeys,
 	}
 	d.looker, _ = s.(Looker)
 	d.keeper, _ = s.(Registrar)

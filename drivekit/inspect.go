@@ -59,7 +59,7 @@ func (d *Driver) Workers(key string) (running, limit int, waiting bool) {
 	defer d.mu.Unlock()
 	for op := range d.open {
 		for i, k := range op.keys {
-			if k == key && op.rows[i] == contract.Pending && !op.taken[i] {
+			if k == key && op.waiting(i) {
 				waiting = true
 			}
 		}
@@ -95,8 +95,8 @@ func (d *Driver) RowsIn(r contract.SlotRegion) RegionRows {
 	for op := range d.open {
 		for i := range op.batch.Rows {
 			switch {
-			case !op.rowIn(i, r) || op.rows[i] != contract.Pending:
-			case op.taken[i]:
+			case !op.rowIn(i, r) || op.status(i) != contract.Pending:
+			case !op.waiting(i):
 				n.Running++
 			default:
 				n.Queued++

@@ -128,18 +128,14 @@ func (d *Driver) lookAside(ctx context.Context, q *query) {
 // after the store's answer, so a key this driver puts is never Present
 // before its put is Ready.
 func (d *Driver) ownWritesLocked(keys [][]byte, got []contract.Presence) {
-	if len(d.writing) == 0 && len(d.queuedPuts) == 0 {
+	if d.puts.empty() {
 		return
 	}
 	for i, k := range keys {
 		if i >= len(got) || got[i] == contract.Unknown {
 			continue
 		}
-		_, writing := d.writing[string(k)]
-		if !writing {
-			_, writing = d.queuedPuts[string(k)]
-		}
-		if writing {
+		if d.puts.has(unsafe.String(unsafe.SliceData(k), len(k))) {
 			got[i] = contract.InFlight
 		}
 	}
@@ -148,12 +144,11 @@ func (d *Driver) ownWritesLocked(keys [][]byte, got []contract.Presence) {
 // allOwnWritesLocked reports whether a put of this driver writes, or
 // has admitted, every one of keys.
 func (d *Driver) allOwnWritesLocked(keys [][]byte) bool {
-	if len(d.writing) == 0 && len(d.queuedPuts) == 0 {
+	if d.puts.empty() {
 		return false
 	}
 	for _, k := range keys {
-		_, writing := d.writing[string(k)]
-		if _, queued := d.queuedPuts[string(k)]; !writing && !queued {
+		if !d.puts.has(unsafe.String(unsafe.SliceData(k), len(k))) {
 			return false
 		}
 	}

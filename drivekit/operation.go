@@ -5,52 +5,77 @@ import (
 )
 
 // operation is one admitted Put or Get. Its state is guarded by the
-// driver's lock; its batch, keys, direction, hint and callback never
-// change. Workers read only the rows' spans from the batch (the
-// caller's, kept until access ends, as the contract allows); each row's
-// key is in keys, built at admission (see rowKeys).
+// driver's lock; its batch, direction, hint and callback never change.
+// Workers read only the rows' spans from the batch (the caller's, kept
+// until access ends, as the contract allows); each row's key is in
+// keys, built at admission (see rowKeys), kept until the operation is
+// done with them (see releaseLocked).
 type operation struct {
 	d        *Driver
 	dir      contract.Direction
 	batch    contract.RowBatch
-	keys     []string // the store key of each row
+	keys     []string  // the store key of each row
+	ents     []*putKey // a put row's entry in the driver's putKeys while it holds one
+	rk       *rowKeys  // what keys and ents are over; nil once given back
 	hint     contract.Hint
 	onChange func()
 
-	rows  []contract.RowStatus
-	taken []bool // a worker took the row (it will settle it)
-	// own says, for a put row a worker took, that another put of this
-	// driver was writing its key then (nil for a get). Set under the
-	// lock by the taker, read by it alone.
-	own        []bool
+	// rows is each row's status, with the kit's flags beside it; nil
+	// once every row is final with one status, final (see
+	// releaseLocked).
+	rows       []rowState
+	final      contract.RowStatus
 	pending    int // rows not final
+	calls      int // parts of the operation taken whose store call is not recorded yet
 	access     contract.Access
 	unprovable bool          // a row could not prove its access ended
 	cancelled  chan struct{} // closed by the first Cancel
 }
 
-func newOperation(d *Driver, dir contract.Direction, b contract.RowBatch, keys []string, h contract.Hint, onChange func()) *operation {
-	return &operation{
+// rowState is one row's [contract.RowStatus] in its low bits, and the
+// kit's flags: one byte a row.
+type rowState uint8
+
+const (
+	// rowTaken: a worker took the row (it will settle it).
+	rowTaken rowState = 1 << 6
+	// rowOwn: a put row a worker took while another put of this
+	// driver was writing its key. Set under the lock by the taker.
+	rowOwn rowState = 1 << 7
+	// rowStatus masks the row's status.
+	rowStatus rowState = rowTaken - 1
+)
+
+func newOperation(d *Driver, dir contract.Direction, b contract.RowBatch, rk *rowKeys, h contract.Hint, onChange func()) *operation {
+	op := &operation{
 		d:         d,
 		dir:       dir,
 		batch:     b,
-		keys:      keys,
+		keys:      rk.keys,
+		rk:        rk,
 		hint:      h,
 		onChange:  onChange,
-		rows:      make([]contract.RowStatus, len(b.Rows)),
-		taken:     make([]bool, len(b.Rows)),
+		rows:      rk.rowStates(len(b.Rows)),
 		pending:   len(b.Rows),
 		cancelled: make(chan struct{}),
-		own:       ownWrites(dir, len(b.Rows)),
 	}
+	if dir == contract.PutDir {
+		op.ents = rk.entries(len(b.Rows))
+	}
+	return op
 }
 
-// ownWrites is a put's own-write flags, none set; nil for a get.
-func ownWrites(dir contract.Direction, n int) []bool {
-	if dir != contract.PutDir {
-		return nil
+// status is row i's status.
+func (op *operation) status(i int) contract.RowStatus {
+	if op.rows == nil {
+		return op.final
 	}
-	return make([]bool, n)
+	return contract.RowStatus(op.rows[i] & rowStatus)
+}
+
+// waiting reports whether row i is pending and no worker took it.
+func (op *operation) waiting(i int) bool {
+	return op.rows != nil && op.rows[i]&^rowOwn == rowState(contract.Pending)
 }
 
 // Poll appends one status per row, in batch order, to dst[:0] and
@@ -61,7 +86,21 @@ func ownWrites(dir contract.Direction, n int) []bool {
 func (op *operation) Poll(dst []contract.RowStatus) contract.OpState {
 	op.d.mu.Lock()
 	defer op.d.mu.Unlock()
-	return contract.OpState{Rows: append(dst[:0], op.rows...), Access: op.access}
+	n := len(op.batch.Rows)
+	dst = dst[:0]
+	if cap(dst) < n {
+		dst = make([]contract.RowStatus, 0, n)
+	}
+	if op.rows == nil {
+		for range n {
+			dst = append(dst, op.final)
+		}
+	} else {
+		for _, r := range op.rows {
+			dst = append(dst, contract.RowStatus(r&rowStatus))
+		}
+	}
+	return contract.OpState{Rows: dst, Access: op.access}
 }
 
 // Cancel ends Cancelled every row no worker took, when the driver
@@ -90,12 +129,12 @@ func (op *operation) Cancel() {
 // the last row. It returns how many rows changed.
 func (op *operation) cancelUntakenLocked(st contract.RowStatus) int {
 	changed := 0
-	for i, r := range op.rows {
-		if r == contract.Pending && !op.taken[i] {
+	for i := range op.rows {
+		if op.waiting(i) {
 			op.finalLocked(i, st)
 			changed++
 			if op.dir == contract.PutDir {
-				op.d.unqueuePutLocked(op.keys[i])
+				op.d.puts.unqueue(op.ents[i])
 			}
 		}
 	}
@@ -107,7 +146,7 @@ func (op *operation) cancelUntakenLocked(st contract.RowStatus) int {
 
 // finalLocked records row i's final status st.
 func (op *operation) finalLocked(i int, st contract.RowStatus) {
-	op.rows[i] = st
+	op.rows[i] = op.rows[i]&^rowStatus | rowState(st)
 	op.pending--
 	if op.dir == contract.PutDir {
 		op.d.stats.PutRows[st]++
@@ -132,13 +171,53 @@ func (op *operation) endAccessLocked() {
 		op.access = contract.Ended
 	}
 	d.wakeLocked()
+	op.releaseLocked()
 }
 
-// markOwnWrite records that put row i, taken, is an own write.
-func (op *operation) markOwnWrite(i int) { op.own[i] = true }
+// releaseLocked gives the operation's per-row scratch back for reuse
+// once nothing can read it: access Ended (a row that could not prove
+// its access ended keeps it for good), and no store call holding it
+// unrecorded (access may end while one still runs, its rows settled
+// and the rest cancelled). Every entry in the driver's putKeys left
+// with its row's end, and the set keeps its own copies of keys; a
+// Call's keys are cleared before its parts are recorded. Without
+// [Options.ReuseKeys] the buffer and strings stay with the operation.
+// The states go too when every row ended with one status (the common
+// case): Poll answers that status for each row, from op.final; a part
+// still queued reads no row waiting.
+func (op *operation) releaseLocked() {
+	if op.rk == nil || op.access != contract.Ended || op.calls > 0 {
+		return
+	}
+	rk := op.rk
+	op.rk, op.ents = nil, nil
+	if op.d.reuseKeys {
+		op.keys = nil
+	}
+	if st, ok := op.uniform(); ok {
+		op.rows, op.final = nil, st
+	} else {
+		rk.states = nil // they stay the operation's
+	}
+	op.d.keepKeysLocked(rk)
+}
+
+// uniform returns the status every row has, if they all have one.
+func (op *operation) uniform() (contract.RowStatus, bool) {
+	if len(op.rows) == 0 {
+		return 0, false
+	}
+	st := op.rows[0] & rowStatus
+	for _, r := range op.rows[1:] {
+		if r&rowStatus != st {
+			return 0, false
+		}
+	}
+	return contract.RowStatus(st), true
+}
 
 // ownWrite reports whether row i was taken as an own write.
-func (op *operation) ownWrite(i int) bool { return op.own != nil && op.own[i] }
+func (op *operation) ownWrite(i int) bool { return op.rows[i]&rowOwn != 0 }
 
 // rowOf returns the first row with a span overlapping r, or -1.
 func (op *operation) rowOf(r contract.SlotRegion) int {

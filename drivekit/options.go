@@ -55,6 +55,13 @@ type Options struct {
 	// store nothing ([Stats].LookupsRefused), rather than pile up behind
 	// a store that does not answer.
 	LookupsInStore int
+	// ReuseKeys says the store keeps no key of a call once its
+	// Transfer returned (one it keeps, it clones): the kit then builds
+	// each operation's keys into a buffer it reuses once the
+	// operation's access Ended and no store call holds them, instead
+	// of a fresh buffer a batch that a store may keep. The keys of an
+	// operation whose access was Unprovable are never reused.
+	ReuseKeys bool
 	// Logger receives the driver's logs (panics recovered in store
 	// calls and callbacks); nil means slog.Default().
 	Logger *slog.Logger

@@ -73,7 +73,7 @@ func (d *Driver) runPooled(group []part) {
 	d.pooled -= len(group)
 	if d.draining || d.recycling {
 		for _, p := range group {
-			if p.op.rows[p.lo] == contract.Pending && p.op.cancelUntakenLocked(contract.Cancelled) > 0 {
+			if p.op.waiting(p.lo) && p.op.cancelUntakenLocked(contract.Cancelled) > 0 {
 				d.notifyLocked(p.op)
 			}
 		}
@@ -81,8 +81,7 @@ func (d *Driver) runPooled(group []part) {
 		d.mu.Unlock()
 		return
 	}
-	c := calls.Get().(*Call)
-	defer calls.Put(c)
+	c := d.takeCallLocked()
 	c.group = c.group[:0]
 	for _, p := range group {
 		if d.takePartLocked(p) {
@@ -90,6 +89,7 @@ func (d *Driver) runPooled(group []part) {
 		}
 	}
 	if len(c.group) == 0 {
+		d.keepCallLocked(c)
 		d.wakeLocked()
 		d.mu.Unlock()
 		return
@@ -98,6 +98,7 @@ func (d *Driver) runPooled(group []part) {
 	d.mu.Unlock()
 	d.runGroup(c.group, c)
 	d.mu.Lock()
+	d.keepCallLocked(c)
 	d.busy--
 	d.wakeLocked()
 	d.mu.Unlock()
@@ -112,7 +113,7 @@ func (d *Driver) unpoolLocked() (hit []*operation, rows int) {
 	}
 	for _, p := range d.pool.Cancel(func(part) bool { return true }) {
 		d.pooled--
-		if p.op.rows[p.lo] != contract.Pending {
+		if !p.op.waiting(p.lo) {
 			continue
 		}
 		if n := p.op.cancelUntakenLocked(contract.Cancelled); n > 0 {

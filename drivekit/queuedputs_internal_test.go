@@ -51,7 +51,7 @@ func TestQueuedPutsAreCountedOutOnEveryPath(t *testing.T) {
 				end(t, d, v, rigRegion.Slot(0))
 				synctest.Wait()
 				d.mu.Lock()
-				assert.Empty(t, d.queuedPuts)
+				assert.True(t, d.puts.empty())
 				d.mu.Unlock()
 				require.True(t, d.Drain(context.Background()))
 				require.NoError(t, d.Unregister(reg))

@@ -79,7 +79,7 @@ func (d *Driver) Recycle(ctx context.Context) error {
 	d.unprovable = nil
 	for _, op := range ended {
 		op.access = contract.Ended
-		d.stats.RowsRecycled += int64(len(op.rows))
+		d.stats.RowsRecycled += int64(len(op.batch.Rows))
 	}
 	d.stats.Recycles++
 	d.stats.OpsRecycled += int64(len(ended))

@@ -48,10 +48,10 @@ func (d *Driver) Stats() Stats {
 	s := d.stats
 	s.OpsOpen = int64(len(d.open))
 	s.OpsUnprovable = int64(len(d.unprovable))
-	s.KeysWriting = int64(len(d.writing))
+	s.KeysWriting = int64(d.puts.writing)
 	s.LookupsInStore = int64(d.lookups.inside)
 	for _, op := range d.unprovable {
-		s.RowsUnprovable += int64(len(op.rows))
+		s.RowsUnprovable += int64(len(op.batch.Rows))
 	}
 	return s
 }

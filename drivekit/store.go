@@ -31,7 +31,10 @@ type Store interface {
 type Call struct {
 	Dir contract.Direction
 	// Keys are the rows' store keys, built at admission by the batch's
-	// key maker: immutable strings a store may keep.
+	// key maker: immutable strings a store may keep, unless it set
+	// [Options.ReuseKeys]: then they are valid until Transfer returns
+	// (and, for a row whose End is Unprovable, for good), and a store
+	// that keeps one clones it.
 	Keys []string
 	// Rows are the rows' spans, in the operation's batch.
 	Rows []contract.Row

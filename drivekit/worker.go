@@ -1,8 +1,6 @@
 package drivekit
 
 import (
-	"sync"
-
 	"github.com/kvshare/kvshare/contract"
 )
 
@@ -33,13 +31,13 @@ func (d *Driver) spawnLocked() {
 // work takes parts in order until there are none (or the driver is
 // paused), running each to its rows' final statuses.
 func (d *Driver) work() {
-	c := calls.Get().(*Call) // the worker's own, reused from call to call
-	defer calls.Put(c)
 	d.mu.Lock()
+	c := d.takeCallLocked() // the worker's own, reused from call to call
 	for {
 		p, ok := d.takeLocked()
 		if !ok {
 			d.running--
+			d.keepCallLocked(c)
 			d.mu.Unlock()
 			return
 		}
@@ -53,9 +51,15 @@ func (d *Driver) work() {
 	}
 }
 
-// calls are the workers' Calls, with their slices, kept between the
-// bursts that start and end workers.
-var calls = sync.Pool{New: func() any { return new(Call) }}
+// takeCallLocked returns a Call for a worker: one the driver kept, with
+// its slices, or a new one.
+func (d *Driver) takeCallLocked() *Call { return takeSpare(&d.idleCalls) }
+
+// keepCallLocked keeps c, done with, for the next worker: at most one a
+// worker, kept between the bursts that start and end workers. The
+// driver's own list rather than a [sync.Pool]: a pool's item given back
+// on one processor is seldom found by a worker on another.
+func (d *Driver) keepCallLocked(c *Call) { keepSpare(&d.idleCalls, c, d.workers) }
 
 // takeLocked pops the next part that is still pending and marks its
 // rows taken.
@@ -81,34 +85,19 @@ func (d *Driver) takeLocked() (part, bool) {
 // call, while queued).
 func (d *Driver) takePartLocked(p part) bool {
 	op := p.op
-	if op.rows[p.lo] != contract.Pending {
+	if !op.waiting(p.lo) {
 		return false
 	}
+	put := op.dir == contract.PutDir
 	for i := p.lo; i < p.hi; i++ {
-		op.taken[i] = true
-		if op.dir != contract.PutDir {
-			continue
-		}
-		key := op.keys[i]
-		d.unqueuePutLocked(key)
-		if _, busy := d.writing[key]; busy {
-			op.markOwnWrite(i)
-		} else {
-			d.writing[key] = struct{}{}
+		op.rows[i] |= rowTaken
+		if put && !d.puts.take(op.ents[i]) {
+			op.rows[i] |= rowOwn
 		}
 	}
+	op.calls++
 	d.stats.Parts++
 	return true
-}
-
-// unqueuePutLocked counts one row of key as no longer waiting for a
-// worker: taken, or ended before a worker took it.
-func (d *Driver) unqueuePutLocked(key string) {
-	if n := d.queuedPuts[key]; n > 1 {
-		d.queuedPuts[key] = n - 1
-	} else {
-		delete(d.queuedPuts, key)
-	}
 }
 
 // runGroup makes the store calls of taken parts of one direction: as
@@ -122,6 +111,7 @@ func (d *Driver) runGroup(group []part, c *Call) {
 		c.fill(now)
 		d.run(now, c)
 	}
+	clear(c.group) // a kept Call pins no operation
 	c.group = c.group[:0]
 }
 
@@ -131,6 +121,10 @@ func (d *Driver) run(parts []part, c *Call) {
 	d.transfer(c)
 	shared := len(parts) > 1
 	d.mu.Lock()
+	// The store is done with the call: its keys go before any of its
+	// operations may give its key buffer back.
+	clear(c.Keys)
+	c.Keys = c.Keys[:0]
 	d.stats.Calls++
 	if shared {
 		d.stats.CallsShared++
@@ -147,12 +141,14 @@ func (d *Driver) run(parts []part, c *Call) {
 				d.recordLocked(op, row, e, c.OwnWrite[k])
 			}
 		}
+		op.calls--
 		if broke {
 			op.cancelUntakenLocked(contract.Fault)
 		}
 	}
 	for _, p := range parts {
 		p.op.endAccessLocked()
+		p.op.releaseLocked()
 	}
 	d.mu.Unlock()
 	for i, p := range parts {
@@ -168,7 +164,7 @@ func (d *Driver) run(parts []part, c *Call) {
 // final status (Fault when e's is not final), its proof.
 func (d *Driver) recordLocked(op *operation, row int, e End, own bool) {
 	if op.dir == contract.PutDir && !own {
-		delete(d.writing, op.keys[row])
+		d.puts.written(op.ents[row])
 	}
 	if !e.Status.Final() {
 		e.Status = contract.Fault

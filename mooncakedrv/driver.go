@@ -50,7 +50,10 @@ func New(client mooncakesdk.Client, cfg Config) (*Driver, error) {
 		JoinCalls:      !cfg.CallPerPart,
 		CallsInFlight:  cfg.CallsInFlight,
 		LookupsInStore: MaxLookupsInStore,
-		Logger:         cfg.Logger,
+		// The store keeps no key past Transfer: the SDK's key lists
+		// copy them, the ledger clones, the log clones.
+		ReuseKeys: true,
+		Logger:    cfg.Logger,
 	})
 	return &Driver{Driver: kit, store: s, cfg: cfg}, nil
 }

@@ -24,6 +24,7 @@ type store struct {
 	client mooncakesdk.Client // nil once a teardown had no fresh one
 	ledger ledger
 	counts storeCounts
+	spare  []*args // store calls' arguments kept for reuse (see keepArgs)
 }
 
 // storeCounts are the store's own counters, beside the kit's.

@@ -3,7 +3,7 @@ package mooncakedrv
 import (
 	"errors"
 	"fmt"
-	"sync"
+	"strings"
 
 	"github.com/kvshare/kvshare/contract"
 	"github.com/kvshare/kvshare/drivekit"
@@ -18,8 +18,8 @@ import (
 // reached nothing, ends its rows Unprovable (the kit then keeps every
 // operation with a row in the call Unprovable until a Recycle).
 func (s *store) Transfer(c *drivekit.Call) {
-	a := argsPool.Get().(*args)
-	defer argsPool.Put(a)
+	a := s.takeArgs()
+	defer s.keepArgs(a)
 	a.split(c)
 	if c.Dir == contract.PutDir {
 		s.put(c, a)
@@ -125,7 +125,40 @@ type args struct {
 	shared, tainted bool
 }
 
-var argsPool = sync.Pool{New: func() any { return new(args) }}
+// spareArgs bounds the args a store keeps for reuse, and spareArgsRows
+// the rows one of them may have served.
+const (
+	spareArgs     = 8
+	spareArgsRows = 1 << 12
+)
+
+// takeArgs returns args for a store call: one the store kept, or new.
+// The store's own list, under its lock, rather than a sync.Pool: a
+// pool's item given back on one processor is seldom found by a worker
+// on another, and each miss grows a call's key list and slices again.
+func (s *store) takeArgs() (a *args) {
+	s.mu.Lock()
+	if n := len(s.spare); n > 0 {
+		a, s.spare = s.spare[n-1], s.spare[:n-1]
+	}
+	s.mu.Unlock()
+	if a == nil {
+		a = new(args)
+	}
+	return a
+}
+
+// keepArgs keeps a, done with, for a later store call.
+func (s *store) keepArgs(a *args) {
+	if cap(a.row) > spareArgsRows {
+		return
+	}
+	s.mu.Lock()
+	if len(s.spare) < spareArgs {
+		s.spare = append(s.spare, a)
+	}
+	s.mu.Unlock()
+}
 
 // gather makes a the arguments over the rows of c that keep accepts.
 // The kit admitted only keys CheckKey passed, so none is refused here;
@@ -350,5 +383,5 @@ func (s *store) logFaults(c *drivekit.Call, a *args) {
 		return
 	}
 	s.log.Warn("mooncakedrv: rows ended Fault", "dir", c.Dir, "rows", n, "of", len(c.Rows),
-		"first key", c.Keys[first], "answer", mooncakesdk.Code(a.answer[first]).String())
+		"first key", strings.Clone(c.Keys[first]), "answer", mooncakesdk.Code(a.answer[first]).String())
 }
